@@ -1,0 +1,68 @@
+"""The FastAPI application: extender verbs, health and readiness, Prometheus metrics, OpenAPI docs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import PlainTextResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from extender import __version__
+from extender.api.http import DEFAULT_MAX_BODY_BYTES, JSONResponse
+from extender.api.metrics import Metrics
+from extender.api.routes import build_router
+from extender.engine.scheduler import Scheduler
+from extender.logs import request_id
+
+# () -> (ready, details): details say which source lags when not ready.
+ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
+
+
+def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readiness: ReadinessCheck | None = None,
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
+    """Build the service around a scheduler (engine + cache)."""
+    metrics = metrics or Metrics(scheduler.cache.counts)
+    app = FastAPI(
+        title="kube-scheduler extender",
+        version=__version__,
+        description="kube-scheduler's HTTP extender protocol (filter, prioritize, bind) backed by the in-tree "
+                    "predicate and priority engine. Field names on the wire are Go's, capitalised; any "
+                    "letter case is accepted on input.",
+    )
+    app.state.scheduler = scheduler
+    app.state.metrics = metrics
+    for fw in scheduler.frameworks.values():
+        fw.timer = metrics.plugin_timer
+
+    @app.middleware("http")
+    async def tag_request(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
+        token = request_id.set(rid)
+        try:
+            response = await call_next(request)
+        finally:
+            request_id.reset(token)
+        response.headers["X-Request-Id"] = rid
+        return response
+
+    app.include_router(build_router(scheduler, metrics, max_body_bytes))
+
+    @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
+    async def healthz() -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    @app.get("/readyz", tags=["operations"], summary="Readiness: the cache is synced")
+    async def readyz() -> Response:
+        ready, details = readiness() if readiness is not None else (True, {})
+        body = {"ready": ready, **details, "profiles": sorted(scheduler.frameworks),
+                "cache": scheduler.cache.counts()}
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    @app.get("/metrics", tags=["operations"], summary="Prometheus metrics")
+    async def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app

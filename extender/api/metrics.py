@@ -1,0 +1,55 @@
+"""Prometheus metrics of the service, in a registry of its own (one per app instance)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class _CacheCollector(Collector):
+    """Reads object counts from the cache at scrape time."""
+
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily("extender_cache_objects", "Objects held by the scheduler cache", labels=["kind"])
+        for kind, count in sorted(self._counts().items()):
+            family.add_metric([kind], count)
+        yield family
+
+
+class Metrics:
+    """Every metric the service exports."""
+
+    def __init__(self, cache_counts: Callable[[], dict[str, int]] | None = None) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter("extender_requests", "Extender requests by verb, profile and HTTP code",
+                                ["verb", "profile", "code"], registry=r)
+        self.latency = Histogram("extender_request_duration_seconds", "Time to answer a verb",
+                                 ["verb", "profile"], buckets=LATENCY_BUCKETS, registry=r)
+        self.plugin_latency = Histogram("extender_plugin_duration_seconds",
+                                        "Time spent in one plugin's extension point for one request",
+                                        ["plugin", "extension_point"], buckets=LATENCY_BUCKETS, registry=r)
+        self.filter_rejections = Counter("extender_filter_rejections", "Nodes rejected by filter, by reason",
+                                         ["profile", "reason"], registry=r)
+        self.prioritize_failures = Counter(
+            "extender_prioritize_failures",
+            "Prioritize calls answered with an error (kube-scheduler drops these silently)", ["profile"], registry=r)
+        self.prioritize_scores = Histogram("extender_prioritize_scores", "Distribution of 0..10 prioritize answers",
+                                           ["profile"], buckets=tuple(range(11)), registry=r)
+        self.binds = Counter("extender_binds", "Bind outcomes", ["outcome"], registry=r)
+        self.rejected_requests = Counter("extender_rejected_requests",
+                                         "Requests refused before reaching the engine", ["reason"], registry=r)
+        if cache_counts is not None:
+            r.register(_CacheCollector(cache_counts))
+
+    def plugin_timer(self, plugin: str, point: str, seconds: float) -> None:
+        """Record one plugin extension point's time (the runtime calls this)."""
+        self.plugin_latency.labels(plugin, point).observe(seconds)

@@ -1,0 +1,147 @@
+"""The ``extender`` command: ``serve`` the extender, ``explain`` a pod against a cluster dump.
+
+Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
+EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins over the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from extender import __version__
+from extender.cluster.cache import ClusterCache
+from extender.cluster.dump import DumpError, load_cache, read_documents
+from extender.config import Config, ConfigError, load_config
+from extender.engine.explain import explain, render_table
+from extender.engine.profile import ProfileError
+from extender.engine.registry import RegistryError
+from extender.engine.runtime import Framework
+from extender.engine.scheduler import Scheduler
+
+DEMO_CLUSTER = Path(__file__).resolve().parent.parent / "config" / "demo-cluster.yaml"
+
+
+class CLIError(Exception):
+    """A failure to report on stderr with exit code 2."""
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value else default
+
+
+def build_scheduler(cluster: str | None, config_path: str | None, *, static: bool = True) -> tuple[Scheduler, Config]:
+    """Load configuration and cluster dump, and build the engine over them."""
+    try:
+        config = load_config(config_path)
+        frameworks = [Framework(p) for p in config.profiles]
+    except (ConfigError, ProfileError, RegistryError) as err:
+        raise CLIError(f"configuration: {err}") from err
+    # A static dump has no watch to confirm assumed pods, so they must never expire there.
+    cache = ClusterCache(assumed_ttl_seconds=0 if static else config.assumed_pod_ttl_seconds)
+    path = cluster or str(DEMO_CLUSTER)
+    try:
+        load_cache(path, cache)
+    except DumpError as err:
+        raise CLIError(f"cluster: {err}") from err
+    return Scheduler(cache, frameworks), config
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the HTTP service until interrupted."""
+    import uvicorn
+
+    from extender import logs
+    from extender.api.app import create_app
+
+    level = args.log_level or _env("EXTENDER_LOG_LEVEL", "info") or "info"
+    logs.configure(level)
+    cluster = args.cluster or _env("EXTENDER_CLUSTER")
+    scheduler, _config = build_scheduler(cluster, args.config or _env("EXTENDER_CONFIG"))
+    app = create_app(scheduler)
+    host = args.host or _env("EXTENDER_HOST", "127.0.0.1") or "127.0.0.1"
+    port_text = str(args.port or _env("EXTENDER_PORT", "8888"))
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise CLIError(f"port: expected 1..65535, got {port_text!r}")
+    import logging
+
+    logging.getLogger("extender").info(
+        "serving", extra={"host": host, "port": int(port_text), "cluster": cluster or str(DEMO_CLUSTER),
+                          "profiles": sorted(scheduler.frameworks), "cache": scheduler.cache.counts()})
+    uvicorn.run(app, host=host, port=int(port_text), log_config=None, access_log=False,
+                timeout_graceful_shutdown=10)
+    return 0
+
+
+def _read_pod(path: str) -> dict[str, Any]:
+    try:
+        docs = [d for d in read_documents(Path(path)) if d.get("kind") in (None, "Pod")]
+    except DumpError as err:
+        raise CLIError(f"pod: {err}") from err
+    if len(docs) != 1:
+        raise CLIError(f"pod: {path} must hold exactly one Pod, found {len(docs)}")
+    return docs[0]
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Print why a pod fits or not on each node, and how each node scores."""
+    scheduler, _config = build_scheduler(args.cluster, args.config)
+    pod = _read_pod(args.pod)
+    try:
+        framework = scheduler.framework(args.profile)
+    except KeyError:
+        known = sorted(scheduler.frameworks)
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}") from None
+    names = args.nodes.split(",") if args.nodes else None
+    result = explain(framework, scheduler.cache.snapshot(), pod, names)
+    if args.output == "json":
+        sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_table(result))
+    return 1 if result.get("error") else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line grammar."""
+    p = argparse.ArgumentParser(prog="extender", description="A kube-scheduler extender with the in-tree engine.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the extender verbs over HTTP")
+    serve.add_argument("--host", help="address to listen on (EXTENDER_HOST, default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (EXTENDER_PORT, default 8888)")
+    serve.add_argument("--cluster", help="cluster dump: a kubectl -o yaml|json file or directory "
+                                         "(EXTENDER_CLUSTER, default: the bundled demo cluster)")
+    serve.add_argument("--config", help="configuration file (EXTENDER_CONFIG)")
+    serve.add_argument("--log-level", help="debug, info, warning or error (EXTENDER_LOG_LEVEL, default info)")
+    serve.set_defaults(func=cmd_serve)
+
+    exp = sub.add_parser("explain", help="explain a pod's verdict and score on every node")
+    exp.add_argument("--pod", required=True, help="a file holding one Pod (YAML or JSON)")
+    exp.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
+    exp.add_argument("--config", help="configuration file")
+    exp.add_argument("--profile", help="profile name (default: the first)")
+    exp.add_argument("--nodes", help="comma-separated node names (default: every node)")
+    exp.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    exp.set_defaults(func=cmd_explain)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CLIError as err:
+        sys.stderr.write(f"extender: {err}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""The scheduler cache: nodes, assigned and assumed pods, and the other objects the plugins read.
+
+Kept current from a source (a static dump, or later the apiserver's watch) and read through
+:meth:`ClusterCache.snapshot`. It mirrors kube-scheduler's cache (pkg/scheduler/backend/cache):
+
+- only assigned, non-terminal pods count toward a node's aggregates;
+- a pod added for a node that is not known yet creates a placeholder entry, and a node deleted while
+  pods remain on it becomes a placeholder; placeholders never appear in a snapshot;
+- assume / finish binding / forget around bind: an assumed pod counts at once; when the watch confirms
+  it, the confirmed pod replaces it without double counting; a failed bind forgets it; an assumed pod
+  expires only after its binding finished and its TTL passed (0 = never).
+
+All methods run on the service's event loop thread; nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord
+from extender.cluster.snapshot import Snapshot
+
+# Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
+OBJECT_KINDS = (
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "CSINode",
+    "Namespace",
+)
+CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node"})
+
+
+class CacheError(ValueError):
+    """A cache operation that contradicts the cache's state (e.g. assuming a pod twice)."""
+
+
+@dataclass(slots=True)
+class _PodState:
+    pod: PodRecord
+    assumed: bool = False
+    binding_finished: bool = False
+    deadline: float | None = None
+
+
+def object_key(obj: Mapping[str, Any], kind: str) -> str:
+    """namespace/name for namespaced kinds, name for cluster-scoped ones."""
+    meta = obj.get("metadata") or {}
+    name = str(meta.get("name") or "")
+    if kind in CLUSTER_SCOPED:
+        return name
+    return f"{meta.get('namespace') or 'default'}/{name}"
+
+
+class ClusterCache:
+    """Nodes, pods and related objects; the single writer of scheduling state."""
+
+    def __init__(self, assumed_ttl_seconds: float = 30.0) -> None:
+        self.assumed_ttl_seconds = assumed_ttl_seconds
+        self._nodes: dict[str, NodeInfo] = {}
+        self._pods: dict[str, _PodState] = {}
+        self._pending: dict[str, PodRecord] = {}
+        self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
+        self._dirty: set[str] = set()
+        self._objects_dirty = True
+        self._snapshot = Snapshot()
+
+    # ---- nodes ---------------------------------------------------------------------------------
+    def upsert_node(self, raw: Mapping[str, Any]) -> NodeRecord:
+        """Add or replace a node (its pods stay)."""
+        record = NodeRecord(raw)
+        info = self._nodes.get(record.name)
+        if info is None:
+            self._nodes[record.name] = NodeInfo(record.name, record)
+        else:
+            info.set_node(record)
+        self._dirty.add(record.name)
+        return record
+
+    def remove_node(self, name: str) -> None:
+        """Delete a node; while pods remain on it, it stays as a placeholder."""
+        info = self._nodes.get(name)
+        if info is None:
+            return
+        if info.pods:
+            info.remove_node()
+        else:
+            del self._nodes[name]
+        self._dirty.add(name)
+
+    # ---- pods ----------------------------------------------------------------------------------
+    def upsert_pod(self, raw: Mapping[str, Any]) -> PodRecord:
+        """Add or replace a pod as reported by the source (confirms an assumed pod)."""
+        record = PodRecord(raw)
+        state = self._pods.get(record.cache_key)
+        if state is not None:
+            self._unaccount(state.pod)
+            del self._pods[record.cache_key]
+        self._pending.pop(record.cache_key, None)
+        if record.node_name and record.phase not in TERMINAL_PHASES:
+            self._account(record)
+            self._pods[record.cache_key] = _PodState(record)
+        elif not record.node_name:
+            self._pending[record.cache_key] = record
+        return record
+
+    def remove_pod(self, raw_or_key: Mapping[str, Any] | str) -> None:
+        """Delete a pod (by object or cache key); unknown pods are ignored."""
+        key = raw_or_key if isinstance(raw_or_key, str) else PodRecord(raw_or_key).cache_key
+        self._pending.pop(key, None)
+        state = self._pods.pop(key, None)
+        if state is not None:
+            self._unaccount(state.pod)
+
+    def _account(self, pod: PodRecord) -> None:
+        info = self._nodes.get(pod.node_name)
+        if info is None:
+            info = self._nodes[pod.node_name] = NodeInfo(pod.node_name)
+        info.add_pod(pod)
+        self._dirty.add(pod.node_name)
+
+    def _unaccount(self, pod: PodRecord) -> None:
+        info = self._nodes.get(pod.node_name)
+        if info is None:
+            return
+        info.remove_pod(pod)
+        if info.node is None and not info.pods:
+            del self._nodes[pod.node_name]
+        self._dirty.add(pod.node_name)
+
+    def get_pod(self, key: str) -> PodRecord | None:
+        """An assigned, assumed or pending pod by cache key (UID, or namespace/name without one)."""
+        state = self._pods.get(key)
+        if state is not None:
+            return state.pod
+        return self._pending.get(key)
+
+    def find_pod(self, namespace: str, name: str, uid: str = "") -> PodRecord | None:
+        """Look a pod up by UID first, then by namespace/name."""
+        if uid:
+            found = self.get_pod(uid)
+            if found is not None:
+                return found
+        return self.get_pod(f"{namespace}/{name}") or next(
+            (s.pod for s in self._pods.values() if s.pod.namespace == namespace and s.pod.name == name),
+            None,
+        ) or next((p for p in self._pending.values() if p.namespace == namespace and p.name == name), None)
+
+    def is_assumed(self, key: str) -> bool:
+        """Whether a pod is currently assumed (bound by us, not yet confirmed by the source)."""
+        state = self._pods.get(key)
+        return state is not None and state.assumed
+
+    # ---- assume / bind -------------------------------------------------------------------------
+    def assume_pod(self, pod: PodRecord, node_name: str) -> PodRecord:
+        """Count a pod on a node before its binding is confirmed; refuses a pod already placed."""
+        if pod.cache_key in self._pods:
+            placed = self._pods[pod.cache_key].pod
+            raise CacheError(f"pod {pod.key} is already bound to node {placed.node_name!r}")
+        raw = dict(pod.raw)
+        raw["spec"] = {**(pod.raw.get("spec") or {}), "nodeName": node_name}
+        assumed = PodRecord(raw)
+        self._pending.pop(pod.cache_key, None)
+        self._account(assumed)
+        self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)
+        return assumed
+
+    def finish_binding(self, key: str, now: float | None = None) -> None:
+        """The bind call returned: start the assumed pod's expiry clock."""
+        state = self._pods.get(key)
+        if state is None or not state.assumed:
+            return
+        state.binding_finished = True
+        if self.assumed_ttl_seconds > 0:
+            state.deadline = (time.monotonic() if now is None else now) + self.assumed_ttl_seconds
+
+    def forget_pod(self, key: str) -> None:
+        """Drop an assumed pod whose binding failed."""
+        state = self._pods.get(key)
+        if state is None or not state.assumed:
+            return
+        del self._pods[key]
+        self._unaccount(state.pod)
+
+    def cleanup_expired(self, now: float | None = None) -> list[str]:
+        """Expire assumed pods whose binding finished and whose TTL passed; returns their keys."""
+        now = time.monotonic() if now is None else now
+        expired = [
+            key
+            for key, state in self._pods.items()
+            if state.assumed and state.binding_finished and state.deadline is not None and state.deadline <= now
+        ]
+        for key in expired:
+            self.forget_pod(key)
+        return expired
+
+    # ---- other objects -------------------------------------------------------------------------
+    def upsert_object(self, kind: str, raw: Mapping[str, Any]) -> None:
+        """Add or replace a Service, PV, StorageClass... (kinds in OBJECT_KINDS)."""
+        self._objects.setdefault(kind, {})[object_key(raw, kind)] = raw
+        self._objects_dirty = True
+
+    def remove_object(self, kind: str, raw: Mapping[str, Any]) -> None:
+        """Delete an object of one of OBJECT_KINDS."""
+        self._objects.get(kind, {}).pop(object_key(raw, kind), None)
+        self._objects_dirty = True
+
+    def apply(self, raw: Mapping[str, Any]) -> None:
+        """Add or replace any supported object by its ``kind``."""
+        kind = raw.get("kind")
+        if kind == "Node":
+            self.upsert_node(raw)
+        elif kind == "Pod":
+            self.upsert_pod(raw)
+        elif kind in OBJECT_KINDS:
+            self.upsert_object(str(kind), raw)
+        else:
+            raise CacheError(f"unsupported kind {kind!r}")
+
+    def load(self, objects: Iterable[Mapping[str, Any]]) -> None:
+        """Apply many objects (nodes first is not required: pods create placeholders)."""
+        for raw in objects:
+            self.apply(raw)
+
+    # ---- reading -------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The current snapshot, refreshed by copying only the nodes changed since the last call."""
+        snap = self._snapshot
+        if self._dirty:
+            for name in self._dirty:
+                info = self._nodes.get(name)
+                if info is None or info.node is None:
+                    snap.node_infos.pop(name, None)
+                else:
+                    snap.node_infos[name] = info.clone()
+            self._dirty.clear()
+            snap.rebuild_lists()
+            snap.generation += 1
+        if self._objects_dirty:
+            snap.objects = {kind: dict(objs) for kind, objs in self._objects.items()}
+            self._objects_dirty = False
+            snap.generation += 1
+        return snap
+
+    def node_names(self) -> list[str]:
+        """Names of the real (non-placeholder) nodes."""
+        return [name for name, info in self._nodes.items() if info.node is not None]
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        """The live NodeInfo of a node, placeholder included (for tests and diagnostics)."""
+        return self._nodes.get(name)
+
+    def counts(self) -> dict[str, int]:
+        """Object counts for metrics and readiness reports."""
+        assumed = sum(1 for s in self._pods.values() if s.assumed)
+        out = {
+            "nodes": sum(1 for i in self._nodes.values() if i.node is not None),
+            "placeholder_nodes": sum(1 for i in self._nodes.values() if i.node is None),
+            "assigned_pods": len(self._pods) - assumed,
+            "assumed_pods": assumed,
+            "pending_pods": len(self._pending),
+        }
+        for kind, objs in self._objects.items():
+            out[kind] = len(objs)
+        return out

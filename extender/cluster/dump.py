@@ -1,0 +1,122 @@
+"""Reading cluster dumps: any ``kubectl get ... -o yaml|json`` output, as a file or a directory of files.
+
+Accepts a single object, a ``List`` (or typed list such as ``NodeList`` whose items carry no kind), and
+multi-document YAML. Objects of kinds the scheduler does not read are counted and skipped, so a full
+``kubectl get all -A -o yaml`` loads without edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from extender.cluster.cache import OBJECT_KINDS, ClusterCache, object_key
+from extender.cluster.records import RecordError
+
+SUPPORTED_KINDS = frozenset({"Node", "Pod", *OBJECT_KINDS})
+_SUFFIXES = (".yaml", ".yml", ".json")
+
+try:  # libyaml is several times faster on large dumps
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
+
+
+class DumpError(ValueError):
+    """A dump that cannot be read; the message names the file and the problem."""
+
+
+@dataclass
+class DumpContents:
+    """The objects of a dump by kind, and what was skipped."""
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def _flatten(doc: Any, source: str) -> Iterator[dict[str, Any]]:
+    if doc is None:
+        return
+    if not isinstance(doc, Mapping):
+        raise DumpError(f"{source}: expected Kubernetes objects, found a {type(doc).__name__}")
+    kind = doc.get("kind")
+    items = doc.get("items")
+    if isinstance(items, list) and (kind == "List" or (isinstance(kind, str) and kind.endswith("List"))):
+        item_kind = kind[:-4] if kind != "List" else None
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise DumpError(f"{source}: items[{i}] is not an object")
+            obj = dict(item)
+            if not obj.get("kind"):
+                if not item_kind:
+                    raise DumpError(f"{source}: items[{i}] has no kind")
+                obj["kind"] = item_kind
+            yield obj
+        return
+    if not kind:
+        raise DumpError(f"{source}: an object without a kind")
+    yield dict(doc)
+
+
+def read_documents(path: Path) -> Iterator[dict[str, Any]]:
+    """Every object in one file (JSON or single/multi-document YAML)."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise DumpError(f"{path}: {err.strerror or err}") from err
+    stripped = data.lstrip()
+    if stripped.startswith((b"{", b"[")):
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as err:
+            raise DumpError(f"{path}: invalid JSON: {err}") from err
+        docs = doc if isinstance(doc, list) else [doc]
+    else:
+        try:
+            docs = list(yaml.load_all(data, Loader=_Loader))
+        except yaml.YAMLError as err:
+            raise DumpError(f"{path}: invalid YAML: {err}") from err
+    for doc in docs:
+        yield from _flatten(doc, str(path))
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+        if not files:
+            raise DumpError(f"{path}: no .yaml, .yml or .json files in this directory")
+        return files
+    if not path.exists():
+        raise DumpError(f"{path}: no such file or directory")
+    return [path]
+
+
+def read_dump(path: str | Path) -> DumpContents:
+    """Read a dump file or directory; objects of unsupported kinds are counted in ``skipped``."""
+    contents = DumpContents()
+    for file in _files(Path(path)):
+        for obj in read_documents(file):
+            kind = str(obj.get("kind"))
+            if kind in SUPPORTED_KINDS:
+                contents.objects.append(obj)
+            else:
+                contents.skipped[kind] = contents.skipped.get(kind, 0) + 1
+    return contents
+
+
+def load_cache(path: str | Path, cache: ClusterCache | None = None) -> tuple[ClusterCache, DumpContents]:
+    """A cache filled from a dump; a bad object raises DumpError naming it and the field."""
+    cache = cache if cache is not None else ClusterCache()
+    contents = read_dump(path)
+    for obj in contents.objects:
+        try:
+            cache.apply(obj)
+        except RecordError as err:
+            kind = obj.get("kind")
+            raise DumpError(f"{path}: {kind} {object_key(obj, str(kind))!r}: {err}") from err
+    return cache, contents

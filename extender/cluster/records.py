@@ -1,0 +1,217 @@
+"""Compact, immutable records of Pods and Nodes, built once when an object enters the cache.
+
+The engine's hot paths (every node, every pod) read these records, never raw dicts or pydantic models.
+Each record keeps the raw object too, for the plugins that need rarely used fields and for reports.
+Building a record validates what the scheduler relies on; a bad object raises :class:`RecordError`
+naming the field, so bad input is reported instead of half-read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from extender.cluster.resource import Resource
+from extender.kube.quantity import QuantityError, parse_quantity
+from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
+from extender.kube.taints import Taint, TaintError, Toleration
+
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+class RecordError(ValueError):
+    """An object the scheduler cannot read; the message names the field."""
+
+
+def _mapping(obj: Any, path: str) -> Mapping[str, Any]:
+    if obj is None:
+        return {}
+    if not isinstance(obj, Mapping):
+        raise RecordError(f"{path}: expected an object, got {type(obj).__name__}")
+    return obj
+
+
+def _list(obj: Any, path: str) -> list[Any]:
+    if obj is None:
+        return []
+    if not isinstance(obj, list):
+        raise RecordError(f"{path}: expected a list, got {type(obj).__name__}")
+    return obj
+
+
+def _labels(obj: Any, path: str) -> dict[str, str]:
+    labels = _mapping(obj, path)
+    for key, val in labels.items():
+        if not isinstance(val, str):
+            raise RecordError(f"{path}.{key}: label values must be strings")
+    return dict(labels)
+
+
+class PodRecord:
+    """What the scheduler reads of a Pod, precomputed once."""
+
+    __slots__ = (
+        "cache_key",
+        "has_affinity",
+        "has_required_anti_affinity",
+        "host_ports",
+        "key",
+        "labels",
+        "name",
+        "namespace",
+        "node_name",
+        "non0_cpu",
+        "non0_mem",
+        "priority",
+        "pvc_keys",
+        "raw",
+        "requests",
+        "terminating",
+        "tolerations",
+        "uid",
+    )
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        if not isinstance(raw, Mapping):
+            raise RecordError(f"Pod: expected an object, got {type(raw).__name__}")
+        meta = _mapping(raw.get("metadata"), "metadata")
+        spec = _mapping(raw.get("spec"), "spec")
+        self.raw = raw
+        self.name: str = str(meta.get("name") or "")
+        self.namespace: str = str(meta.get("namespace") or "default")
+        self.uid: str = str(meta.get("uid") or "")
+        self.key = f"{self.namespace}/{self.name}"
+        # kube-scheduler keys its cache by UID; hand-written dumps may lack one.
+        self.cache_key = self.uid or self.key
+        self.labels = _labels(meta.get("labels"), "metadata.labels")
+        self.terminating = meta.get("deletionTimestamp") is not None
+        node_name = spec.get("nodeName") or ""
+        if not isinstance(node_name, str):
+            raise RecordError("spec.nodeName: expected a string")
+        self.node_name: str = node_name
+        priority = spec.get("priority") or 0
+        if not isinstance(priority, int):
+            raise RecordError("spec.priority: expected an integer")
+        self.priority: int = priority
+        try:
+            self.requests = Resource.from_requests(pod_requests(raw))
+            self.non0_cpu, self.non0_mem = non_zero_requests(raw)
+        except (ResourceError, QuantityError) as err:
+            raise RecordError(str(err)) from err
+        self.host_ports = _host_ports(spec)
+        try:
+            self.tolerations = tuple(
+                Toleration.from_dict(_mapping(t, f"spec.tolerations[{i}]"))
+                for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations"))
+            )
+        except TaintError as err:
+            raise RecordError(f"spec.tolerations: {err}") from err
+        affinity = _mapping(spec.get("affinity"), "spec.affinity")
+        self.has_affinity = bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
+        anti = _mapping(affinity.get("podAntiAffinity"), "spec.affinity.podAntiAffinity")
+        self.has_required_anti_affinity = bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        pvc_keys = []
+        for i, vol in enumerate(_list(spec.get("volumes"), "spec.volumes")):
+            claim = _mapping(vol, f"spec.volumes[{i}]").get("persistentVolumeClaim")
+            if claim:
+                pvc_keys.append(f"{self.namespace}/{_mapping(claim, f'spec.volumes[{i}]').get('claimName', '')}")
+        self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        """The raw spec."""
+        return _mapping(self.raw.get("spec"), "spec")
+
+    @property
+    def phase(self) -> str:
+        """status.phase, or "" when absent."""
+        return str(_mapping(self.raw.get("status"), "status").get("phase") or "")
+
+    def __repr__(self) -> str:
+        return f"PodRecord({self.key}, node={self.node_name!r})"
+
+
+def _host_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
+    """(hostIP, protocol, hostPort) of every container port with a hostPort (schedutil.GetHostPorts).
+
+    Restartable (sidecar) init containers run for the pod's whole life, so their ports count; other
+    init containers do not. Defaults: hostIP 0.0.0.0, protocol TCP.
+    """
+    ports: list[tuple[str, str, int]] = []
+    containers: list[tuple[str, Any]] = []
+    for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")):
+        if _mapping(c, f"spec.initContainers[{i}]").get("restartPolicy") == "Always":
+            containers.append((f"spec.initContainers[{i}]", c))
+    containers.extend(
+        (f"spec.containers[{i}]", c) for i, c in enumerate(_list(spec.get("containers"), "spec.containers"))
+    )
+    for path, container in containers:
+        for j, port in enumerate(_list(_mapping(container, path).get("ports"), f"{path}.ports")):
+            port = _mapping(port, f"{path}.ports[{j}]")
+            host_port = port.get("hostPort") or 0
+            if not isinstance(host_port, int) or host_port < 0 or host_port > 65535:
+                raise RecordError(f"{path}.ports[{j}].hostPort: expected an integer in 0..65535")
+            if host_port > 0:
+                ports.append((str(port.get("hostIP") or "0.0.0.0"), str(port.get("protocol") or "TCP"), host_port))
+    return tuple(ports)
+
+
+class NodeRecord:
+    """What the scheduler reads of a Node, precomputed once."""
+
+    __slots__ = (
+        "allocatable",
+        "conditions",
+        "images",
+        "labels",
+        "name",
+        "raw",
+        "resource_version",
+        "taints",
+        "uid",
+        "unschedulable",
+    )
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        if not isinstance(raw, Mapping):
+            raise RecordError(f"Node: expected an object, got {type(raw).__name__}")
+        meta = _mapping(raw.get("metadata"), "metadata")
+        spec = _mapping(raw.get("spec"), "spec")
+        status = _mapping(raw.get("status"), "status")
+        self.raw = raw
+        name = meta.get("name")
+        if not name or not isinstance(name, str):
+            raise RecordError("metadata.name: a Node needs a name")
+        self.name: str = name
+        self.uid = str(meta.get("uid") or "")
+        self.resource_version = str(meta.get("resourceVersion") or "")
+        self.labels = _labels(meta.get("labels"), "metadata.labels")
+        self.unschedulable = bool(spec.get("unschedulable"))
+        try:
+            self.taints = tuple(
+                Taint.from_dict(_mapping(t, f"spec.taints[{i}]"))
+                for i, t in enumerate(_list(spec.get("taints"), "spec.taints"))
+            )
+        except TaintError as err:
+            raise RecordError(f"spec.taints: {err}") from err
+        allocatable = _mapping(status.get("allocatable"), "status.allocatable")
+        try:
+            self.allocatable = Resource.from_list({k: parse_quantity(v) for k, v in allocatable.items()})
+        except QuantityError as err:
+            raise RecordError(f"status.allocatable: {err}") from err
+        images: list[tuple[tuple[str, ...], int]] = []
+        for i, image in enumerate(_list(status.get("images"), "status.images")):
+            image = _mapping(image, f"status.images[{i}]")
+            names = tuple(str(n) for n in _list(image.get("names"), f"status.images[{i}].names"))
+            size = image.get("sizeBytes") or 0
+            if not isinstance(size, int):
+                raise RecordError(f"status.images[{i}].sizeBytes: expected an integer")
+            images.append((names, size))
+        self.images = tuple(images)
+        self.conditions: dict[str, str] = {
+            str(_mapping(c, "status.conditions[]").get("type")): str(_mapping(c, "status.conditions[]").get("status"))
+            for c in _list(status.get("conditions"), "status.conditions")
+        }
+
+    def __repr__(self) -> str:
+        return f"NodeRecord({self.name})"

@@ -1,0 +1,81 @@
+"""A consistent, read-only view of the cluster for one scheduling request (framework Snapshot).
+
+The cache refreshes a single snapshot incrementally: only nodes changed since the previous refresh are
+copied, so the cost of a request does not grow with the size of the cluster when nothing changed. The
+engine never mutates a snapshot; tools that do (simulate) work on :meth:`Snapshot.fork`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from extender.cluster.nodeinfo import NodeInfo
+
+
+class Snapshot:
+    """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
+
+    __slots__ = ("_images", "generation", "node_infos", "node_list", "objects", "pods_with_affinity_nodes",
+                 "pods_with_required_anti_affinity_nodes")
+
+    def __init__(self) -> None:
+        self.node_infos: dict[str, NodeInfo] = {}
+        self.node_list: list[NodeInfo] = []
+        self.pods_with_affinity_nodes: list[NodeInfo] = []
+        self.pods_with_required_anti_affinity_nodes: list[NodeInfo] = []
+        # kind -> "namespace/name" (or "name") -> raw object; replaced, never mutated, by the cache.
+        self.objects: Mapping[str, Mapping[str, Mapping[str, Any]]] = {}
+        self.generation = 0
+        self._images: dict[str, int] | None = None
+
+    @classmethod
+    def from_node_infos(cls, infos: Iterable[NodeInfo],
+                        objects: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> Snapshot:
+        """A snapshot of the given NodeInfos (placeholders are left out)."""
+        snap = cls()
+        for info in infos:
+            if info.node is not None:
+                snap.node_infos[info.name] = info
+        snap.objects = objects or {}
+        snap.rebuild_lists()
+        return snap
+
+    def rebuild_lists(self) -> None:
+        """Recompute the derived lists after node_infos changed."""
+        self.node_list = list(self.node_infos.values())
+        self.pods_with_affinity_nodes = [n for n in self.node_list if n.pods_with_affinity]
+        self.pods_with_required_anti_affinity_nodes = [
+            n for n in self.node_list if n.pods_with_required_anti_affinity
+        ]
+        self._images = None
+
+    def get(self, name: str) -> NodeInfo | None:
+        """The NodeInfo of a node, or None if the snapshot does not hold it."""
+        return self.node_infos.get(name)
+
+    def image_node_counts(self) -> dict[str, int]:
+        """For each image name, on how many nodes it is present (ImageStateSummary.NumNodes)."""
+        if self._images is None:
+            counts: dict[str, int] = {}
+            for info in self.node_list:
+                assert info.node is not None
+                seen: set[str] = set()
+                for names, _size in info.node.images:
+                    for image in names:
+                        if image not in seen:
+                            seen.add(image)
+                            counts[image] = counts.get(image, 0) + 1
+            self._images = counts
+        return self._images
+
+    def kind(self, kind: str) -> Mapping[str, Mapping[str, Any]]:
+        """All objects of one kind (e.g. "Service"), keyed by namespace/name."""
+        return self.objects.get(kind, {})
+
+    def fork(self) -> Snapshot:
+        """A deep-enough copy to assume pods on without touching this snapshot."""
+        return Snapshot.from_node_infos((n.clone() for n in self.node_list), self.objects)
+
+    def __len__(self) -> int:
+        return len(self.node_list)

@@ -1,0 +1,168 @@
+"""The plugin interfaces and the values that cross them, modelled on kube-scheduler's framework.
+
+A plugin is an ordinary class with a stable ``name``; it implements only the extension points it needs
+by subclassing :class:`FilterPlugin` and/or :class:`ScorePlugin`. Per-pod work belongs in
+``pre_filter`` / ``pre_score`` (run once per request) and is kept in the :class:`CycleState`; the
+per-node methods stay small. Plugins are pure: the runtime owns looping, timing and error handling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any, ClassVar
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_EXTENDER_PRIORITY = 10
+
+
+class Code(IntEnum):
+    """Status codes, in upstream's order and with its names."""
+
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+    @property
+    def label(self) -> str:
+        """The name upstream prints (e.g. "UnschedulableAndUnresolvable")."""
+        return _CODE_LABELS[self]
+
+
+_CODE_LABELS = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+
+
+class Status:
+    """A plugin's verdict: a code and the reasons behind it. ``None`` stands for success on hot paths."""
+
+    __slots__ = ("code", "plugin", "reasons")
+
+    def __init__(self, code: Code, *reasons: str, plugin: str = "") -> None:
+        self.code = code
+        self.reasons: tuple[str, ...] = reasons
+        self.plugin = plugin
+
+    @property
+    def message(self) -> str:
+        """The reasons joined as upstream's Status.Message() does."""
+        return ", ".join(self.reasons)
+
+    @property
+    def rejects(self) -> bool:
+        """True for Unschedulable and UnschedulableAndUnresolvable."""
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def with_plugin(self, plugin: str) -> Status:
+        """The same verdict attributed to a plugin."""
+        return Status(self.code, *self.reasons, plugin=plugin)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Status):
+            return NotImplemented
+        return self.code == other.code and self.reasons == other.reasons
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Status({self.code.label}, {list(self.reasons)!r}, plugin={self.plugin!r})"
+
+
+SKIP = Status(Code.SKIP)
+
+
+def unschedulable(*reasons: str) -> Status:
+    """An Unschedulable status (preemption may help)."""
+    return Status(Code.UNSCHEDULABLE, *reasons)
+
+
+def unresolvable(*reasons: str) -> Status:
+    """An UnschedulableAndUnresolvable status (preemption cannot help)."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+
+
+class CycleState:
+    """Per-request state: the snapshot being read and what plugins precomputed for this pod."""
+
+    __slots__ = ("data", "skip_filter", "skip_score", "snapshot")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.data: dict[str, Any] = {}
+        self.skip_filter: set[str] = set()
+        self.skip_score: set[str] = set()
+
+
+class Plugin:
+    """Base of every plugin: a stable name, and a constructor taking the plugin's args."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.args = args or {}
+
+
+class FilterPlugin(Plugin):
+    """A plugin with the PreFilter/Filter extension points."""
+
+    def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Precompute per-pod state; return SKIP to skip Filter, or a rejection to reject every node."""
+        return None
+
+    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+        """None if the pod fits the node, else the reason it does not."""
+        raise NotImplementedError
+
+
+class ScorePlugin(Plugin):
+    """A plugin with the PreScore/Score/NormalizeScore extension points."""
+
+    def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Precompute per-pod state over the feasible nodes; return SKIP to contribute nothing."""
+        return None
+
+    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+        """The raw score of one feasible node."""
+        raise NotImplementedError
+
+    def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        """Rescale raw scores in place into 0..MAX_NODE_SCORE (default: they already are)."""
+
+
+class PluginError(Exception):
+    """Raised by a plugin for an internal error; the runtime turns it into an Error status."""
+
+
+def default_normalize(scores: list[int], reverse: bool, max_priority: int = MAX_NODE_SCORE) -> None:
+    """helper.DefaultNormalizeScore: scale to max_priority by the largest score, optionally reversed."""
+    highest = max(max(scores, default=0), 0)
+    if highest == 0:
+        if reverse:
+            for i in range(len(scores)):
+                scores[i] = max_priority
+        return
+    for i, score in enumerate(scores):
+        scaled = go_div(max_priority * score, highest)
+        scores[i] = max_priority - scaled if reverse else scaled
+
+
+def go_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, as Go's ``/`` on integers does."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q

@@ -1,0 +1,51 @@
+"""Mapping the engine's weighted totals to the extender's 0..10 answer.
+
+Internally every plugin scores 0..100 (MaxNodeScore) and the profile sums ``score × weight``, so a
+node's total lies in 0..100×W, W being the sum of the score plugins' weights. kube-scheduler then
+multiplies our 0..10 answer by the extender's weight and by 10 (MaxNodeScore / MaxExtenderPriority).
+
+- ``absolute`` (default): the weighted mean ``total / W`` (0..100) divided by 10 and rounded half up.
+  A node's answer depends on that node alone, so answers are stable across requests.
+- ``minmax``: the candidates' totals stretched over 0..10 (lowest 0, highest 10, rounded half up), which
+  uses the full range when all candidates score close together. Equal totals all answer 0.
+
+Either way the answer is an integer in 0..10: never out of range, because kube-scheduler does not clamp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from extender.engine.framework import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE
+
+
+def absolute(totals: Sequence[int], total_weight: int) -> list[int]:
+    """Weighted mean on 0..100, scaled to 0..10, rounded half up."""
+    if total_weight <= 0:
+        return [0] * len(totals)
+    scale = MAX_NODE_SCORE * total_weight  # a total equal to scale maps to MAX_EXTENDER_PRIORITY
+    return [
+        _clamp((2 * t * MAX_EXTENDER_PRIORITY + scale) // (2 * scale)) for t in totals
+    ]
+
+
+def minmax(totals: Sequence[int]) -> list[int]:
+    """Totals stretched so the lowest maps to 0 and the highest to 10, rounded half up."""
+    if not totals:
+        return []
+    low, high = min(totals), max(totals)
+    span = high - low
+    if span == 0:
+        return [0] * len(totals)
+    return [_clamp((2 * (t - low) * MAX_EXTENDER_PRIORITY + span) // (2 * span)) for t in totals]
+
+
+def map_scores(totals: Sequence[int], total_weight: int, mode: str) -> list[int]:
+    """Apply the named mapping (``absolute`` or ``minmax``)."""
+    if mode == "minmax":
+        return minmax(totals)
+    return absolute(totals, total_weight)
+
+
+def _clamp(score: int) -> int:
+    return max(0, min(MAX_EXTENDER_PRIORITY, score))

@@ -1,0 +1,240 @@
+"""The framework runtime: runs a profile's plugins over nodes, as kube-scheduler's runtime does.
+
+It owns the loops, the Skip bookkeeping, score validation and weighting, timing and error handling;
+plugins stay pure. Two ways of running filters:
+
+- :meth:`Framework.filter` stops at a node's first rejection (what serving needs), and
+- :meth:`Framework.explain` runs every plugin on every node (what explain and the oracle compare).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
+from extender.engine.framework import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+)
+from extender.engine.profile import Profile
+from extender.engine.registry import lookup
+
+# (plugin, extension point, seconds) -> None; the service wires this to its metrics.
+PluginTimer = Callable[[str, str, float], None]
+
+
+@dataclass
+class FilterResult:
+    """Nodes that passed, and for each rejected node the status that rejected it."""
+
+    feasible: list[NodeInfo] = field(default_factory=list)
+    failed: dict[str, Status] = field(default_factory=dict)
+    error: Status | None = None
+
+
+@dataclass
+class PluginScore:
+    """One score plugin's view of one node."""
+
+    raw: int = 0
+    normalized: int = 0
+    weighted: int = 0
+    skipped: bool = False
+
+
+class Framework:
+    """A profile's instantiated plugins, ready to run."""
+
+    def __init__(self, profile: Profile, timer: PluginTimer | None = None) -> None:
+        self.profile = profile
+        self.name = profile.name
+        instances: dict[str, Any] = {}
+
+        def instance(name: str) -> Any:
+            if name not in instances:
+                instances[name] = lookup(name)(profile.args.get(name))
+            return instances[name]
+
+        self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
+        self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
+        self.total_weight = sum(w for _, w in self.score_plugins)
+        self.timer = timer
+
+    def _time(self, plugin: str, point: str, started: float) -> None:
+        if self.timer is not None:
+            self.timer(plugin, point, time.perf_counter() - started)
+
+    # ---- filtering -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Run every PreFilter; returns the first rejection or error (it applies to every node)."""
+        for plugin in self.filter_plugins:
+            started = time.perf_counter()
+            try:
+                status = plugin.pre_filter(state, pod, nodes)
+            except Exception as err:  # a plugin bug must not take the service down
+                return Status(Code.ERROR, f"running PreFilter plugin {plugin.name!r}: {err}", plugin=plugin.name)
+            finally:
+                self._time(plugin.name, "PreFilter", started)
+            if status is None:
+                continue
+            if status.code == Code.SKIP:
+                state.skip_filter.add(plugin.name)
+                continue
+            if status.code != Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
+    def filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> FilterResult:
+        """PreFilter once, then Filter each node until its first rejection."""
+        result = FilterResult()
+        rejected = self.pre_filter(state, pod, nodes)
+        if rejected is not None:
+            if rejected.code == Code.ERROR:
+                result.error = rejected
+            else:
+                for node in nodes:
+                    result.failed[node.name] = rejected
+            return result
+        # Plugin-major order: each plugin sweeps the nodes still standing. A node's verdict is the first
+        # plugin (in profile order) that rejects it, exactly as with node-major order, at less overhead.
+        candidates: list[NodeInfo] = list(nodes)
+        failed = result.failed
+        timer = self.timer
+        for plugin in self.filter_plugins:
+            if plugin.name in state.skip_filter:
+                continue
+            started = time.perf_counter()
+            check = plugin.filter
+            survivors: list[NodeInfo] = []
+            try:
+                for node in candidates:
+                    status = check(state, pod, node)
+                    if status is None or status.code == Code.SUCCESS:
+                        survivors.append(node)
+                    elif status.code == Code.ERROR:
+                        result.error = status.with_plugin(plugin.name)
+                        return result
+                    else:
+                        failed[node.name] = status.with_plugin(plugin.name)
+            except Exception as err:
+                result.error = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}",
+                                      plugin=plugin.name)
+                return result
+            finally:
+                if timer is not None:
+                    timer(plugin.name, "Filter", time.perf_counter() - started)
+            candidates = survivors
+        result.feasible = candidates
+        return result
+
+    # ---- scoring -------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],
+              details: dict[str, dict[str, PluginScore]] | None = None) -> list[int]:
+        """PreScore, Score, NormalizeScore and weighting; the weighted total per node, in node order.
+
+        With ``details`` given, each plugin's raw, normalised and weighted score per node is recorded
+        into it (plugin -> node -> PluginScore). Raises PluginScoreError on a plugin failure.
+        """
+        totals = [0] * len(nodes)
+        for plugin, weight in self.score_plugins:
+            started = time.perf_counter()
+            try:
+                status = plugin.pre_score(state, pod, nodes)
+            except Exception as err:
+                raise PluginScoreError(f"running PreScore plugin {plugin.name!r}: {err}") from err
+            finally:
+                self._time(plugin.name, "PreScore", started)
+            if status is not None and status.code == Code.SKIP:
+                state.skip_score.add(plugin.name)
+                if details is not None:
+                    details[plugin.name] = {n.name: PluginScore(skipped=True) for n in nodes}
+                continue
+            if status is not None and status.code != Code.SUCCESS:
+                raise PluginScoreError(f"PreScore plugin {plugin.name!r}: {status.message}")
+            started = time.perf_counter()
+            try:
+                raw = [plugin.score(state, pod, node) for node in nodes]
+                scores = list(raw)
+                plugin.normalize(state, pod, scores)
+            except Exception as err:
+                raise PluginScoreError(f"running Score plugin {plugin.name!r}: {err}") from err
+            finally:
+                self._time(plugin.name, "Score", started)
+            for i, score in enumerate(scores):
+                if score < MIN_NODE_SCORE or score > MAX_NODE_SCORE:
+                    raise PluginScoreError(
+                        f"plugin {plugin.name!r} returns an invalid score {score}, it should in the range of "
+                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                totals[i] += score * weight
+            if details is not None:
+                details[plugin.name] = {
+                    node.name: PluginScore(raw[i], scores[i], scores[i] * weight) for i, node in enumerate(nodes)
+                }
+        return totals
+
+    # ---- explaining ----------------------------------------------------------------------------
+    def explain(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> dict[str, Any]:
+        """Every plugin's verdict on every node, then scores of the feasible nodes (the oracle's shape)."""
+        out: dict[str, Any] = {"prefilter": {}, "nodes": {}}
+        prefilter: dict[str, Any] = out["prefilter"]
+        for plugin in self.filter_plugins:
+            try:
+                status = plugin.pre_filter(state, pod, nodes)
+            except Exception as err:
+                status = Status(Code.ERROR, f"running PreFilter plugin {plugin.name!r}: {err}")
+            code = Code.SUCCESS if status is None else status.code
+            prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
+            if code == Code.SKIP:
+                state.skip_filter.add(plugin.name)
+            elif code != Code.SUCCESS:
+                return out
+        feasible: list[NodeInfo] = []
+        for node in nodes:
+            verdicts: dict[str, Any] = {}
+            ok = True
+            for plugin in self.filter_plugins:
+                if plugin.name in state.skip_filter:
+                    verdicts[plugin.name] = {"code": "Skip", "reasons": []}
+                    continue
+                try:
+                    status = plugin.filter(state, pod, node)
+                except Exception as err:
+                    status = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}")
+                code = Code.SUCCESS if status is None else status.code
+                verdicts[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
+                ok = ok and code == Code.SUCCESS
+            out["nodes"][node.name] = {"filters": verdicts, "feasible": ok, "scores": {}, "total": 0}
+            if ok:
+                feasible.append(node)
+        if feasible:
+            details: dict[str, dict[str, PluginScore]] = {}
+            totals = self.score(state, pod, feasible, details)
+            for i, node in enumerate(feasible):
+                entry = out["nodes"][node.name]
+                entry["total"] = totals[i]
+                for plugin_name, per_node in details.items():
+                    ps = per_node[node.name]
+                    scored: dict[str, Any] = {"raw": ps.raw, "normalized": ps.normalized, "weighted": ps.weighted}
+                    if ps.skipped:
+                        scored["skipped"] = True
+                    entry["scores"][plugin_name] = scored
+        return out
+
+
+class PluginScoreError(RuntimeError):
+    """A score plugin failed or returned a score out of range."""
+
+
+def new_cycle(snapshot: Snapshot) -> CycleState:
+    """Fresh per-request state over a snapshot."""
+    return CycleState(snapshot)

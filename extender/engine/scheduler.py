@@ -1,0 +1,226 @@
+"""The extender's verbs over the engine: filter, prioritize and bind for one profile, on the cache.
+
+This is the domain side of each HTTP route: it takes already-decoded request parts (a raw Pod, node
+names or raw Nodes) and returns plain answers; the HTTP layer only translates. Nodes are resolved
+from the cache when only names arrive (nodeCacheCapable) and taken as sent, together with the cache's
+pods on them, when full Node objects arrive.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from extender.cluster.cache import CacheError, ClusterCache
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import NodeRecord, PodRecord, RecordError
+from extender.cluster.snapshot import Snapshot
+from extender.engine.framework import Code, CycleState
+from extender.engine.mapping import map_scores
+from extender.engine.runtime import Framework, PluginScoreError
+
+UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
+RECENT_PODS = 10_000
+
+
+class RequestError(ValueError):
+    """A request whose content cannot be used (bad Pod, bad Node); the message names the field."""
+
+
+@dataclass
+class FilterAnswer:
+    """The outcome of a filter call in domain terms."""
+
+    passed: list[str] = field(default_factory=list)
+    passed_nodes: list[Mapping[str, Any]] | None = None
+    failed: dict[str, str] = field(default_factory=dict)
+    failed_unresolvable: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+    # reason -> count, for metrics
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+class Binder(Protocol):
+    """Creates the Binding of a pod to a node (through the apiserver, or nowhere for a static cluster)."""
+
+    async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+        """Bind, or raise BindError."""
+
+
+class BindError(RuntimeError):
+    """A binding that failed; the message is returned to kube-scheduler."""
+
+
+class StaticBinder:
+    """For a static cluster dump: binding only assumes the pod in our cache."""
+
+    async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+        return None
+
+
+class Scheduler:
+    """The profiles' frameworks over one cache."""
+
+    def __init__(self, cache: ClusterCache, frameworks: Sequence[Framework], binder: Binder | None = None) -> None:
+        if not frameworks:
+            raise ValueError("at least one profile is required")
+        self.cache = cache
+        self.frameworks = {fw.name: fw for fw in frameworks}
+        self.default_profile = frameworks[0].name
+        self.binder: Binder = binder or StaticBinder()
+        self._recent: OrderedDict[str, PodRecord] = OrderedDict()
+
+    def framework(self, profile: str | None) -> Framework:
+        """The framework of a profile; KeyError if there is none of that name."""
+        return self.frameworks[profile or self.default_profile]
+
+    # ---- inputs --------------------------------------------------------------------------------
+    def pod_record(self, raw: Any) -> PodRecord:
+        """The incoming pod as a record, remembered for a later bind."""
+        if not isinstance(raw, Mapping):
+            raise RequestError("Pod: expected a Pod object")
+        try:
+            pod = PodRecord(raw)
+        except RecordError as err:
+            raise RequestError(f"Pod: {err}") from err
+        key = pod.cache_key
+        self._recent[key] = pod
+        self._recent.move_to_end(key)
+        if len(self._recent) > RECENT_PODS:
+            self._recent.popitem(last=False)
+        return pod
+
+    def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[list[NodeInfo], list[str]]:
+        """Known nodes for the given names (in order), and the names the cache does not know."""
+        found: list[NodeInfo] = []
+        unknown: list[str] = []
+        infos = snapshot.node_infos
+        for name in names:
+            if not isinstance(name, str):
+                raise RequestError("NodeNames: expected a list of strings")
+            info = infos.get(name)
+            if info is None:
+                unknown.append(name)
+            else:
+                found.append(info)
+        return found, unknown
+
+    def resolve_nodes(self, snapshot: Snapshot, items: Sequence[Any]) -> list[NodeInfo]:
+        """NodeInfos for full Node objects: as sent, with the cache's pods on them.
+
+        A node whose resourceVersion equals the cached one is taken from the snapshot unchanged.
+        """
+        out: list[NodeInfo] = []
+        for i, raw in enumerate(items):
+            if not isinstance(raw, Mapping):
+                raise RequestError(f"Nodes.items[{i}]: expected a Node object")
+            meta = raw.get("metadata") or {}
+            name = meta.get("name") if isinstance(meta, Mapping) else None
+            cached = snapshot.node_infos.get(name) if isinstance(name, str) else None
+            version = meta.get("resourceVersion") if isinstance(meta, Mapping) else None
+            if cached is not None and version and cached.node is not None and (
+                    cached.node.resource_version == version):
+                out.append(cached)
+                continue
+            try:
+                record = NodeRecord(raw)
+            except RecordError as err:
+                raise RequestError(f"Nodes.items[{i}]: {err}") from err
+            if cached is not None:
+                info = cached.clone()
+                info.set_node(record)
+            else:
+                info = NodeInfo(record.name, record)
+            out.append(info)
+        return out
+
+    # ---- verbs ---------------------------------------------------------------------------------
+    def filter(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
+               nodes: Sequence[Any] | None) -> FilterAnswer:
+        """Which of the given nodes the pod fits, and why the others do not."""
+        framework = self.framework(profile)
+        answer = FilterAnswer()
+        pod = self.pod_record(raw_pod)
+        snapshot = self.cache.snapshot()
+        unknown: list[str] = []
+        if names is not None:
+            candidates, unknown = self.resolve_names(snapshot, names)
+        else:
+            candidates = self.resolve_nodes(snapshot, nodes or [])
+        state = CycleState(snapshot)
+        result = framework.filter(state, pod, candidates)
+        if result.error is not None:
+            answer.error = result.error.message
+            return answer
+        for name in unknown:
+            answer.failed[name] = UNKNOWN_NODE_REASON
+            answer.reasons[UNKNOWN_NODE_REASON] = answer.reasons.get(UNKNOWN_NODE_REASON, 0) + 1
+        # Report failures in the order the nodes were given, so answers read like the request.
+        for node in candidates:
+            status = result.failed.get(node.name)
+            if status is None:
+                continue
+            node_name = node.name
+            message = status.message
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                answer.failed_unresolvable[node_name] = message
+            else:
+                answer.failed[node_name] = message
+            for reason in status.reasons:
+                answer.reasons[reason] = answer.reasons.get(reason, 0) + 1
+        passed = {n.name for n in result.feasible}
+        if names is not None:
+            answer.passed = [n for n in names if n in passed]
+        else:
+            answer.passed_nodes = [raw for raw in nodes or [] if (raw.get("metadata") or {}).get("name") in passed]
+        return answer
+
+    def prioritize(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
+                   nodes: Sequence[Any] | None) -> list[tuple[str, int]]:
+        """Each given node's 0..10 score, in the order given; unknown nodes score 0."""
+        framework = self.framework(profile)
+        pod = self.pod_record(raw_pod)
+        snapshot = self.cache.snapshot()
+        if names is not None:
+            candidates, unknown = self.resolve_names(snapshot, names)
+            order = [str(n) for n in names]
+        else:
+            candidates = self.resolve_nodes(snapshot, nodes or [])
+            unknown = []
+            order = [n.name for n in candidates]
+        state = CycleState(snapshot)
+        try:
+            totals = framework.score(state, pod, candidates)
+        except PluginScoreError as err:
+            raise RequestError(str(err)) from err
+        mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping)
+        by_name = {node.name: mapped[i] for i, node in enumerate(candidates)}
+        for name in unknown:
+            by_name.setdefault(name, 0)
+        return [(name, by_name.get(name, 0)) for name in order]
+
+    async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+        """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget."""
+        if not name or not node:
+            raise BindError("PodName and Node are required")
+        pod = self._recent.get(uid) if uid else None
+        if pod is None:
+            pod = self.cache.find_pod(namespace, name, uid)
+        if pod is None:
+            raise BindError(f"pod {namespace}/{name} (UID {uid or 'unknown'}) is not known to the extender")
+        if pod.node_name and not self.cache.is_assumed(pod.cache_key) and self.cache.get_pod(pod.cache_key):
+            raise BindError(f"pod {namespace}/{name} is already bound to node {pod.node_name!r}")
+        if self.cache.snapshot().get(node) is None:
+            raise BindError(f"node {node!r} is not known to the extender")
+        try:
+            assumed = self.cache.assume_pod(pod, node)
+        except CacheError as err:
+            raise BindError(str(err)) from err
+        try:
+            await self.binder.bind(namespace, name, uid, node)
+        except Exception as err:
+            self.cache.forget_pod(assumed.cache_key)
+            raise BindError(str(err) or type(err).__name__) from err
+        self.cache.finish_binding(assumed.cache_key)

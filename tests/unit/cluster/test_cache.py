@@ -1,0 +1,169 @@
+"""The scheduler cache: aggregates, placeholders, assume/forget/expiry, incremental snapshots."""
+
+from __future__ import annotations
+
+import pytest
+from builders import make_node, make_pod
+
+from extender.cluster.cache import CacheError, ClusterCache
+from extender.cluster.records import PodRecord, RecordError
+
+
+def test_assigned_pods_feed_node_aggregates() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "500m", "memory": "1Gi"}]))
+    cache.upsert_pod(make_pod("b", node="n1", requests=[{"cpu": "250m"}]))
+    info = cache.snapshot().get("n1")
+    assert info is not None
+    assert info.requested.milli_cpu == 750
+    assert info.requested.memory == 1024**3
+    # The non-zero view fills the missing memory request of "b" with the 200Mi default.
+    assert info.non_zero_requested.memory == 1024**3 + 200 * 1024 * 1024
+    assert len(info.pods) == 2
+
+
+def test_unassigned_and_terminal_pods_do_not_count() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_pod(make_pod("pending", requests=[{"cpu": "1"}]))
+    cache.upsert_pod(make_pod("done", node="n1", requests=[{"cpu": "1"}], phase="Succeeded"))
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 0 and not info.pods
+    assert cache.counts()["pending_pods"] == 1
+
+
+def test_update_replaces_without_double_counting() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "2"}]))
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 2000 and len(info.pods) == 1
+
+
+def test_node_deleted_with_pods_stays_as_hidden_placeholder() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))
+    cache.remove_node("n1")
+    assert cache.snapshot().get("n1") is None
+    assert cache.counts()["placeholder_nodes"] == 1
+    # The node comes back: its pods are still accounted for.
+    cache.upsert_node(make_node("n1"))
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000
+    cache.remove_node("n1")
+    cache.remove_pod(make_pod("a", node="n1"))
+    assert cache.node_info("n1") is None
+    assert cache.counts()["placeholder_nodes"] == 0
+
+
+def test_pod_for_unknown_node_creates_placeholder_not_shown() -> None:
+    cache = ClusterCache()
+    cache.upsert_pod(make_pod("a", node="ghost", requests=[{"cpu": "1"}]))
+    assert cache.snapshot().get("ghost") is None
+    cache.upsert_node(make_node("ghost"))
+    info = cache.snapshot().get("ghost")
+    assert info is not None and info.requested.milli_cpu == 1000
+
+
+def test_assume_then_confirm_counts_once() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = PodRecord(make_pod("a", requests=[{"cpu": "1"}]))
+    cache.assume_pod(pod, "n1")
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000
+    assert cache.is_assumed(pod.cache_key)
+    cache.finish_binding(pod.cache_key)
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))  # the watch confirms it
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000 and len(info.pods) == 1
+    assert not cache.is_assumed(pod.cache_key)
+
+
+def test_assume_twice_is_refused() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = PodRecord(make_pod("a"))
+    cache.assume_pod(pod, "n1")
+    with pytest.raises(CacheError, match="already bound"):
+        cache.assume_pod(pod, "n1")
+
+
+def test_forget_undoes_assume() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = PodRecord(make_pod("a", requests=[{"cpu": "1"}]))
+    cache.assume_pod(pod, "n1")
+    cache.forget_pod(pod.cache_key)
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 0 and not info.pods
+
+
+def test_assumed_pod_expires_only_after_binding_finished() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=10)
+    cache.upsert_node(make_node("n1"))
+    pod = PodRecord(make_pod("a"))
+    cache.assume_pod(pod, "n1")
+    assert cache.cleanup_expired(now=1e12) == []  # binding not finished: never expires
+    cache.finish_binding(pod.cache_key, now=100.0)
+    assert cache.cleanup_expired(now=109.0) == []
+    assert cache.cleanup_expired(now=110.0) == [pod.cache_key]
+    assert cache.counts()["assumed_pods"] == 0
+
+
+def test_ttl_zero_never_expires() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.upsert_node(make_node("n1"))
+    pod = PodRecord(make_pod("a"))
+    cache.assume_pod(pod, "n1")
+    cache.finish_binding(pod.cache_key, now=0.0)
+    assert cache.cleanup_expired(now=1e12) == []
+
+
+def test_snapshot_copies_only_changed_nodes() -> None:
+    cache = ClusterCache()
+    for i in range(5):
+        cache.upsert_node(make_node(f"n{i}"))
+    first = {name: info for name, info in cache.snapshot().node_infos.items()}
+    cache.upsert_pod(make_pod("a", node="n3", requests=[{"cpu": "1"}]))
+    second = cache.snapshot().node_infos
+    for name in ("n0", "n1", "n2", "n4"):
+        assert second[name] is first[name]  # untouched nodes are not copied again
+    assert second["n3"] is not first["n3"]
+    assert first["n3"].requested.milli_cpu == 0  # an earlier view is not changed under a reader
+    assert second["n3"].requested.milli_cpu == 1000
+
+
+def test_snapshot_is_isolated_from_later_cache_changes() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    snap_info = cache.snapshot().get("n1")
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))
+    assert snap_info is not None and snap_info.requested.milli_cpu == 0
+
+
+def test_host_ports_and_removal() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_pod(make_pod("a", node="n1", host_ports=[8080, (53, "UDP", "10.0.0.1")]))
+    info = cache.snapshot().get("n1")
+    assert info is not None
+    assert info.port_conflict("0.0.0.0", "TCP", 8080)
+    assert info.port_conflict("10.0.0.1", "UDP", 53)
+    assert not info.port_conflict("10.0.0.2", "UDP", 53)
+    assert info.port_conflict("0.0.0.0", "UDP", 53)  # 0.0.0.0 overlaps every address
+    cache.remove_pod(make_pod("a", node="n1"))
+    info = cache.snapshot().get("n1")
+    assert info is not None and not info.used_ports
+
+
+def test_bad_pod_is_rejected_with_field() -> None:
+    cache = ClusterCache()
+    with pytest.raises(RecordError, match="cpu"):
+        cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "lots"}]))
+    with pytest.raises(RecordError, match="hostPort"):
+        cache.upsert_pod(make_pod("b", node="n1", spec={"containers": [{"name": "c", "ports": [
+            {"containerPort": 1, "hostPort": 70000}]}]}))
