@@ -57,6 +57,7 @@ class PodRecord:
         "host_ports",
         "key",
         "labels",
+        "memo",
         "name",
         "namespace",
         "node_name",
@@ -77,6 +78,9 @@ class PodRecord:
         meta = _mapping(raw.get("metadata"), "metadata")
         spec = _mapping(raw.get("spec"), "spec")
         self.raw = raw
+        # Plugin-owned derived data (e.g. parsed affinity terms), computed on first use and kept with the
+        # record: records are immutable, so whatever is derived from them stays valid.
+        self.memo: dict[str, Any] = {}
         self.name: str = str(meta.get("name") or "")
         self.namespace: str = str(meta.get("namespace") or "default")
         self.uid: str = str(meta.get("uid") or "")
@@ -164,6 +168,7 @@ class NodeRecord:
         "conditions",
         "images",
         "labels",
+        "memo",
         "name",
         "raw",
         "resource_version",
@@ -179,6 +184,7 @@ class NodeRecord:
         spec = _mapping(raw.get("spec"), "spec")
         status = _mapping(raw.get("status"), "status")
         self.raw = raw
+        self.memo: dict[str, Any] = {}  # plugin-owned derived data, as on PodRecord
         name = meta.get("name")
         if not name or not isinstance(name, str):
             raise RecordError("metadata.name: a Node needs a name")

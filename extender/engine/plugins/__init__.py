@@ -1,11 +1,8 @@
-"""The in-tree plugins, one module each, registered by name on import."""
+"""The in-tree plugins, one module each. Every module in this package is imported here, and each
+registers its plugin classes by name with ``@register``; adding a plugin is adding a module."""
 
-from extender.engine.plugins import (  # noqa: F401
-    node_affinity,
-    node_name,
-    node_ports,
-    node_resources_balanced_allocation,
-    node_resources_fit,
-    node_unschedulable,
-    taint_toleration,
-)
+import importlib
+import pkgutil
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
