@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from extender.cluster.resource import Resource
-from extender.kube.quantity import QuantityError, parse_quantity
+from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
 from extender.kube.taints import Taint, TaintError, Toleration
 
@@ -97,9 +97,12 @@ class PodRecord:
         if not isinstance(priority, int):
             raise RecordError("spec.priority: expected an integer")
         self.priority: int = priority
+        # Pods already on a node count with the resources their status reports after an in-place resize
+        # (InPlacePodVerticalScaling is GA, NodeInfo uses UseStatusResources); an incoming pod has none.
+        on_node = bool(spec.get("nodeName"))
         try:
-            self.requests = Resource.from_requests(pod_requests(raw))
-            self.non0_cpu, self.non0_mem = non_zero_requests(raw)
+            self.requests = Resource.from_requests(pod_requests(raw, use_status_resources=on_node))
+            self.non0_cpu, self.non0_mem = non_zero_requests(raw, use_status_resources=on_node)
         except (ResourceError, QuantityError) as err:
             raise RecordError(str(err)) from err
         self.host_ports = _host_ports(spec)
@@ -202,7 +205,7 @@ class NodeRecord:
             raise RecordError(f"spec.taints: {err}") from err
         allocatable = _mapping(status.get("allocatable"), "status.allocatable")
         try:
-            self.allocatable = Resource.from_list({k: parse_quantity(v) for k, v in allocatable.items()})
+            self.allocatable = Resource.from_list({k: decode_quantity(v) for k, v in allocatable.items()})
         except QuantityError as err:
             raise RecordError(f"status.allocatable: {err}") from err
         images: list[tuple[tuple[str, ...], int]] = []

@@ -83,9 +83,7 @@ _GO_WHITESPACE: Final = (
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
-_ERR_FORMAT: Final = (
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
+_ERR_FORMAT: Final = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 _ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
 _ERR_SUFFIX: Final = "unable to parse quantity's suffix"
 

@@ -320,9 +320,7 @@ def _default_pod_level(pod: _Pod) -> _Pod:
 _Getter = Callable[[_Container, "_ContainerStatus | None", bool], "ResourceList | None"]
 
 
-def _spec_requests(
-    container: _Container, _status: _ContainerStatus | None, _infeasible: bool
-) -> ResourceList | None:
+def _spec_requests(container: _Container, _status: _ContainerStatus | None, _infeasible: bool) -> ResourceList | None:
     """Upstream ``containerSpecRequests``."""
     return container.requests
 
@@ -336,9 +334,7 @@ def _allocated_requests(
     return None if infeasible else container.requests
 
 
-def _actuated_requests(
-    container: _Container, status: _ContainerStatus | None, infeasible: bool
-) -> ResourceList | None:
+def _actuated_requests(container: _Container, status: _ContainerStatus | None, infeasible: bool) -> ResourceList | None:
     """Upstream ``containerActuatedRequests``: actual, else allocated, else the spec unless infeasible."""
     if status is not None:
         if status.actual_requests is not None:
@@ -348,16 +344,12 @@ def _actuated_requests(
     return None if infeasible else container.requests
 
 
-def _spec_limits(
-    container: _Container, _status: _ContainerStatus | None, _infeasible: bool
-) -> ResourceList | None:
+def _spec_limits(container: _Container, _status: _ContainerStatus | None, _infeasible: bool) -> ResourceList | None:
     """Upstream ``containerSpecLimits``."""
     return container.limits
 
 
-def _actuated_limits(
-    container: _Container, status: _ContainerStatus | None, infeasible: bool
-) -> ResourceList | None:
+def _actuated_limits(container: _Container, status: _ContainerStatus | None, infeasible: bool) -> ResourceList | None:
     """Upstream ``containerActuatedLimits``: actual limits, else the spec unless infeasible."""
     if status is not None and status.actual_limits is not None:
         return status.actual_limits
@@ -380,9 +372,7 @@ def _max_into(target: ResourceList, other: Mapping[str, Fraction] | None) -> Non
                 target[key] = amount
 
 
-def _with_non_missing(
-    resources: Mapping[str, Fraction] | None, non_missing: Mapping[str, Fraction]
-) -> ResourceList:
+def _with_non_missing(resources: Mapping[str, Fraction] | None, non_missing: Mapping[str, Fraction]) -> ResourceList:
     """Upstream ``applyNonMissing``: add defaults for keys the container does not set (0 counts as set)."""
     result = dict(resources or {})
     for key, amount in non_missing.items():
@@ -428,9 +418,7 @@ def _maximum(first: Mapping[str, Fraction] | None, *others: Mapping[str, Fractio
     return result
 
 
-def _container_requests(
-    pod: _Pod, non_missing: Mapping[str, Fraction] | None, use_status: bool
-) -> ResourceList:
+def _container_requests(pod: _Pod, non_missing: Mapping[str, Fraction] | None, use_status: bool) -> ResourceList:
     """Upstream ``AggregateContainerRequests`` (without the pod-level status and DRA gates)."""
     spec = _aggregate(pod, _spec_requests, non_missing)
     if not use_status:
@@ -460,9 +448,7 @@ def _pod_level_requests_set(pod: _Pod) -> bool:
 
 def _pod_level_resources_set(pod: _Pod) -> bool:
     """Upstream ``IsPodLevelResourcesSet``: requests or limits name a supported resource."""
-    return _pod_level_requests_set(pod) or any(
-        is_supported_pod_level_resource(key) for key in pod.pod_limits or ()
-    )
+    return _pod_level_requests_set(pod) or any(is_supported_pod_level_resource(key) for key in pod.pod_limits or ())
 
 
 def _apply_pod_level(result: ResourceList, pod_level: Mapping[str, Fraction] | None) -> None:
@@ -578,6 +564,4 @@ def scheduler_units(reqs: Mapping[str, Fraction]) -> dict[str, int]:
     CPU becomes milli-CPU (``MilliValue``, rounded up); every other resource becomes whole
     units (``Value``, rounded up): bytes for memory and storage, counts for the rest.
     """
-    return {
-        name: milli_value(amount) if name == RESOURCE_CPU else value(amount) for name, amount in reqs.items()
-    }
+    return {name: milli_value(amount) if name == RESOURCE_CPU else value(amount) for name, amount in reqs.items()}

@@ -169,24 +169,16 @@ def _requirement_errors(key: str, operator: str, values: Sequence[str], path: st
     listed = list(values)
     if operator in (OP_IN, OP_NOT_IN):
         if not values:
-            errors.append(
-                _invalid(values_path, listed, "for 'in', 'notin' operators, values set can't be empty")
-            )
+            errors.append(_invalid(values_path, listed, "for 'in', 'notin' operators, values set can't be empty"))
     elif operator == OP_EQUALS:
         if len(values) != 1:
-            errors.append(
-                _invalid(values_path, listed, "exact-match compatibility requires one single value")
-            )
+            errors.append(_invalid(values_path, listed, "exact-match compatibility requires one single value"))
     elif operator in (OP_EXISTS, OP_DOES_NOT_EXIST):
         if values:
-            errors.append(
-                _invalid(values_path, listed, "values set must be empty for exists and does not exist")
-            )
+            errors.append(_invalid(values_path, listed, "values set must be empty for exists and does not exist"))
     elif operator in (OP_GT, OP_LT):
         if len(values) != 1:
-            errors.append(
-                _invalid(values_path, listed, "for 'Gt', 'Lt' operators, exactly one value is required")
-            )
+            errors.append(_invalid(values_path, listed, "for 'Gt', 'Lt' operators, exactly one value is required"))
         for index, item in enumerate(values):
             if _parse_go_int64(item) is None:
                 detail = "for 'Gt', 'Lt' operators, the value must be an integer"
@@ -385,9 +377,7 @@ def compile_label_selector(sel: Mapping[str, Any] | None, *, path: str = "") -> 
         operator = _expect_str(body.get("operator"), f"{expr_path}.operator")
         values = _expect_values(body.get("values"), f"{expr_path}.values")
         if operator not in _LABEL_SELECTOR_OPS:
-            raise SelectorError(
-                [f"{expr_path}.operator: {operator!r} is not a valid label selector operator"]
-            )
+            raise SelectorError([f"{expr_path}.operator: {operator!r} is not a valid label selector operator"])
         errors = _requirement_errors(key, operator, values, f"{expr_path}.")
         if errors:
             raise SelectorError(errors)
@@ -485,9 +475,7 @@ def _compile_term(term: object, path: str) -> NodeSelectorTerm | None:
         values = _expect_values(raw.get("values"), f"{expr_path}.values")
         if operator not in _NODE_SELECTOR_OPS:
             supported = ", ".join(f'"{op}"' for op in _NODE_SELECTOR_OPS)
-            errors.append(
-                f'{expr_path}.operator: Unsupported value: "{operator}": supported values: {supported}'
-            )
+            errors.append(f'{expr_path}.operator: Unsupported value: "{operator}": supported values: {supported}')
             continue
         req_errors = _requirement_errors(key, operator, values, f"{expr_path}.")
         if req_errors:
@@ -503,9 +491,7 @@ def _compile_term(term: object, path: str) -> NodeSelectorTerm | None:
         values = _expect_values(raw.get("values"), f"{expr_path}.values")
         if operator not in _FIELD_SELECTOR_OPS:
             supported = ", ".join(f'"{op}"' for op in _FIELD_SELECTOR_OPS)
-            errors.append(
-                f'{expr_path}.operator: Unsupported value: "{operator}": supported values: {supported}'
-            )
+            errors.append(f'{expr_path}.operator: Unsupported value: "{operator}": supported values: {supported}')
         elif len(values) != 1:
             errors.append(f"{expr_path}.values: Invalid value: {list(values)!r}: must have one element")
         else:
@@ -641,9 +627,7 @@ class RequiredNodeAffinity:
         """Wrap the pod's ``nodeSelector`` map and its compiled required affinity (``None`` if unset)."""
         self.node_selector: tuple[tuple[str, str], ...] = tuple(sorted(node_selector.items()))
         self.affinity = affinity
-        self._node_selector_checks = tuple(
-            _make_check(key, OP_EQUALS, (wanted,)) for key, wanted in self.node_selector
-        )
+        self._node_selector_checks = tuple(_make_check(key, OP_EQUALS, (wanted,)) for key, wanted in self.node_selector)
 
     @property
     def empty(self) -> bool:

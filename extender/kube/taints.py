@@ -90,9 +90,7 @@ class Taint:
             raise TaintError(f"{path}.key: required value")
         effect = _field_str(raw, "effect", path)
         if effect not in TAINT_EFFECTS:
-            raise TaintError(
-                f"{path}.effect: unsupported value {effect!r}, expected one of {sorted(TAINT_EFFECTS)}"
-            )
+            raise TaintError(f"{path}.effect: unsupported value {effect!r}, expected one of {sorted(TAINT_EFFECTS)}")
         return cls(key=key, value=_field_str(raw, "value", path), effect=effect)
 
     def __str__(self) -> str:
@@ -121,9 +119,7 @@ class Toleration:
             raise TaintError(f"{path}.operator: unsupported value {operator!r}, expected one of {expected}")
         effect = _field_str(raw, "effect", path)
         if effect and effect not in TAINT_EFFECTS:
-            raise TaintError(
-                f"{path}.effect: unsupported value {effect!r}, expected one of {sorted(TAINT_EFFECTS)}"
-            )
+            raise TaintError(f"{path}.effect: unsupported value {effect!r}, expected one of {sorted(TAINT_EFFECTS)}")
         seconds = raw.get("tolerationSeconds")
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
             raise TaintError(f"{path}.tolerationSeconds: expected an integer, got {type(seconds).__name__}")
@@ -138,16 +134,12 @@ class Toleration:
 
 def parse_taints(raw: object, *, path: str = "spec.taints") -> tuple[Taint, ...]:
     """Parse a node's ``spec.taints`` list (``None`` gives no taints)."""
-    return tuple(
-        Taint.from_dict(item, path=f"{path}[{index}]") for index, item in enumerate(_list(raw, path))
-    )
+    return tuple(Taint.from_dict(item, path=f"{path}[{index}]") for index, item in enumerate(_list(raw, path)))
 
 
 def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[Toleration, ...]:
     """Parse a pod's ``spec.tolerations`` list (``None`` gives no tolerations)."""
-    return tuple(
-        Toleration.from_dict(item, path=f"{path}[{index}]") for index, item in enumerate(_list(raw, path))
-    )
+    return tuple(Toleration.from_dict(item, path=f"{path}[{index}]") for index, item in enumerate(_list(raw, path)))
 
 
 def _list(raw: object, path: str) -> Sequence[Any]:
@@ -218,8 +210,6 @@ def find_untolerated_taint(
     for taint in taints:
         if taint.effect not in effects:
             continue
-        if not tolerations_tolerate_taint(
-            tolerations, taint, enable_comparison_operators=enable_comparison_operators
-        ):
+        if not tolerations_tolerate_taint(tolerations, taint, enable_comparison_operators=enable_comparison_operators):
             return taint
     return None
