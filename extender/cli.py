@@ -55,28 +55,64 @@ def build_scheduler(cluster: str | None, config_path: str | None, *, static: boo
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the HTTP service until interrupted."""
+    import logging
+
     import uvicorn
 
     from extender import logs
     from extender.api.app import create_app
+    from extender.api.metrics import Metrics
 
     level = args.log_level or _env("EXTENDER_LOG_LEVEL", "info") or "info"
     logs.configure(level)
-    cluster = args.cluster or _env("EXTENDER_CLUSTER")
-    scheduler, _config = build_scheduler(cluster, args.config or _env("EXTENDER_CONFIG"))
-    app = create_app(scheduler)
     host = args.host or _env("EXTENDER_HOST", "127.0.0.1") or "127.0.0.1"
     port_text = str(args.port or _env("EXTENDER_PORT", "8888"))
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise CLIError(f"port: expected 1..65535, got {port_text!r}")
-    import logging
-
-    logging.getLogger("extender").info(
-        "serving", extra={"host": host, "port": int(port_text), "cluster": cluster or str(DEMO_CLUSTER),
-                          "profiles": sorted(scheduler.frameworks), "cache": scheduler.cache.counts()})
+    config_path = args.config or _env("EXTENDER_CONFIG")
+    kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
+    live = bool(kubeconfig or args.in_cluster or args.live)
+    cluster = args.cluster or _env("EXTENDER_CLUSTER")
+    if live and cluster:
+        raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
+    if live:
+        app, described = _live_app(config_path, kubeconfig, args, create_app, Metrics)
+    else:
+        scheduler, _config = build_scheduler(cluster, config_path)
+        app = create_app(scheduler)
+        described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
+    logging.getLogger("extender").info("serving", extra={"host": host, "port": int(port_text), **described})
     uvicorn.run(app, host=host, port=int(port_text), log_config=None, access_log=False,
                 timeout_graceful_shutdown=10)
     return 0
+
+
+def _live_app(config_path: str | None, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,
+              metrics_class: Any) -> tuple[Any, dict[str, Any]]:
+    """The service on a cache kept current from an apiserver, binding through it."""
+    from extender.cluster.live import LiveSource
+    from extender.kubeapi import config as kubeconfig_module
+    from extender.kubeapi.binder import ApiBinder
+    from extender.kubeapi.client import KubeClient
+
+    try:
+        config = load_config(config_path)
+        frameworks = [Framework(p) for p in config.profiles]
+    except (ConfigError, ProfileError, RegistryError) as err:
+        raise CLIError(f"configuration: {err}") from err
+    try:
+        cluster = (kubeconfig_module.in_cluster() if args.in_cluster
+                   else kubeconfig_module.load(kubeconfig, args.context))
+    except kubeconfig_module.KubeConfigError as err:
+        raise CLIError(f"apiserver: {err}") from err
+    client = KubeClient(cluster)
+    cache = ClusterCache(assumed_ttl_seconds=config.assumed_pod_ttl_seconds)
+    scheduler = Scheduler(cache, frameworks, binder=ApiBinder(client))
+    metrics = metrics_class(cache.counts)
+    source = LiveSource(cache, client, observer=metrics)
+    app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
+                     on_shutdown=[source.stop])
+    return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks)}
 
 
 def _read_pod(path: str) -> dict[str, Any]:
@@ -119,6 +155,11 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--cluster", help="cluster dump: a kubectl -o yaml|json file or directory "
                                          "(EXTENDER_CLUSTER, default: the bundled demo cluster)")
     serve.add_argument("--config", help="configuration file (EXTENDER_CONFIG)")
+    serve.add_argument("--kubeconfig", help="watch this cluster instead of a dump (EXTENDER_KUBECONFIG)")
+    serve.add_argument("--context", help="kubeconfig context (default: the current one)")
+    serve.add_argument("--in-cluster", action="store_true", help="watch the cluster this pod runs in")
+    serve.add_argument("--live", action="store_true",
+                       help="watch the cluster of $KUBECONFIG, the in-cluster service account or ~/.kube/config")
     serve.add_argument("--log-level", help="debug, info, warning or error (EXTENDER_LOG_LEVEL, default info)")
     serve.set_defaults(func=cmd_serve)
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,10 +23,24 @@ ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
 
 
 def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readiness: ReadinessCheck | None = None,
-               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
-    """Build the service around a scheduler (engine + cache)."""
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+               on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
+               on_shutdown: Sequence[Callable[[], Awaitable[None]]] = ()) -> FastAPI:
+    """Build the service around a scheduler (engine + cache); hooks start and stop a live source."""
     metrics = metrics or Metrics(scheduler.cache.counts)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        for hook in on_startup:
+            await hook()
+        try:
+            yield
+        finally:
+            for hook in on_shutdown:
+                await hook()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="kube-scheduler extender",
         version=__version__,
         description="kube-scheduler's HTTP extender protocol (filter, prioritize, bind) backed by the in-tree "

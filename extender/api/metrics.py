@@ -47,8 +47,20 @@ class Metrics:
         self.binds = Counter("extender_binds", "Bind outcomes", ["outcome"], registry=r)
         self.rejected_requests = Counter("extender_rejected_requests",
                                          "Requests refused before reaching the engine", ["reason"], registry=r)
+        self.watch_restarts = Counter("extender_watch_restarts", "Watches that ended abnormally, by kind and reason",
+                                      ["kind", "reason"], registry=r)
+        self.watch_events = Counter("extender_watch_events", "Watch events applied to the cache, by kind and type",
+                                    ["kind", "type"], registry=r)
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
+
+    def watch_restarted(self, kind: str, reason: str) -> None:
+        """ReflectorObserver: a watch restarted."""
+        self.watch_restarts.labels(kind, reason).inc()
+
+    def event_applied(self, kind: str, event_type: str) -> None:
+        """ReflectorObserver: an event reached the cache."""
+        self.watch_events.labels(kind, event_type).inc()
 
     def plugin_timer(self, plugin: str, point: str, seconds: float) -> None:
         """Record one plugin extension point's time (the runtime calls this)."""

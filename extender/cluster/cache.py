@@ -60,6 +60,16 @@ def object_key(obj: Mapping[str, Any], kind: str) -> str:
     return f"{meta.get('namespace') or 'default'}/{name}"
 
 
+def source_key(obj: Mapping[str, Any], kind: str) -> str:
+    """The key the cache files an object under: a pod's UID (namespace/name without one), a node's name."""
+    meta = obj.get("metadata") or {}
+    if kind == "Pod":
+        return str(meta.get("uid") or f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}")
+    if kind == "Node":
+        return str(meta.get("name") or "")
+    return object_key(obj, kind)
+
+
 class ClusterCache:
     """Nodes, pods and related objects; the single writer of scheduling state."""
 
@@ -224,6 +234,50 @@ class ClusterCache:
             self.upsert_object(str(kind), raw)
         else:
             raise CacheError(f"unsupported kind {kind!r}")
+
+    def delete(self, raw: Mapping[str, Any]) -> None:
+        """Remove any supported object by its ``kind``; unknown objects are ignored."""
+        kind = raw.get("kind")
+        if kind == "Node":
+            self.remove_node(str((raw.get("metadata") or {}).get("name") or ""))
+        elif kind == "Pod":
+            self.remove_pod(raw)
+        elif kind in OBJECT_KINDS:
+            self.remove_object(str(kind), raw)
+        else:
+            raise CacheError(f"unsupported kind {kind!r}")
+
+    def keys(self, kind: str) -> set[str]:
+        """The keys the cache holds for a kind as the source reported them (assumed pods excluded)."""
+        if kind == "Node":
+            return {name for name, info in self._nodes.items() if info.node is not None}
+        if kind == "Pod":
+            return {k for k, s in self._pods.items() if not s.assumed} | set(self._pending)
+        return set(self._objects.get(kind, {}))
+
+    def replace(self, kind: str, objects: Iterable[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], Exception]]:
+        """Make the cache's view of a kind equal to a fresh list (a relist): upsert all, drop the rest.
+
+        Objects that cannot be read are skipped and returned with their error; the rest still apply.
+        """
+        stale = self.keys(kind)
+        failures: list[tuple[Mapping[str, Any], Exception]] = []
+        for raw in objects:
+            try:
+                self.apply(raw)
+            except (ValueError, CacheError) as err:
+                failures.append((raw, err))
+                continue
+            stale.discard(source_key(raw, kind))
+        for key in stale:
+            if kind == "Node":
+                self.remove_node(key)
+            elif kind == "Pod":
+                self.remove_pod(key)
+            else:
+                self._objects.get(kind, {}).pop(key, None)
+                self._objects_dirty = True
+        return failures
 
     def load(self, objects: Iterable[Mapping[str, Any]]) -> None:
         """Apply many objects (nodes first is not required: pods create placeholders)."""

@@ -46,7 +46,10 @@ class Binder(Protocol):
     """Creates the Binding of a pod to a node (through the apiserver, or nowhere for a static cluster)."""
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
-        """Bind, or raise BindError."""
+        """Bind, or raise an exception whose message says why."""
+
+    async def get_pod(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The pod as the source knows it, for a bind of a pod the cache has not seen (None if unknown)."""
 
 
 class BindError(RuntimeError):
@@ -57,6 +60,9 @@ class StaticBinder:
     """For a static cluster dump: binding only assumes the pod in our cache."""
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+        return None
+
+    async def get_pod(self, namespace: str, name: str) -> dict[str, Any] | None:
         return None
 
 
@@ -202,16 +208,27 @@ class Scheduler:
         return [(name, by_name.get(name, 0)) for name in order]
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
-        """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget."""
+        """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget.
+
+        The pod is found among those recently filtered, then in the cache, then (live) from the apiserver.
+        A pod already bound or being bound is refused: a Binding is never created twice.
+        """
         if not name or not node:
             raise BindError("PodName and Node are required")
-        pod = self._recent.get(uid) if uid else None
+        pod = (self._recent.get(uid) if uid else None) or self.cache.find_pod(namespace, name, uid)
         if pod is None:
-            pod = self.cache.find_pod(namespace, name, uid)
+            raw = await self.binder.get_pod(namespace, name)
+            if raw is not None and (not uid or (raw.get("metadata") or {}).get("uid") == uid):
+                try:
+                    pod = PodRecord(raw)
+                except RecordError as err:
+                    raise BindError(f"pod {namespace}/{name}: {err}") from err
         if pod is None:
             raise BindError(f"pod {namespace}/{name} (UID {uid or 'unknown'}) is not known to the extender")
-        if pod.node_name and not self.cache.is_assumed(pod.cache_key) and self.cache.get_pod(pod.cache_key):
-            raise BindError(f"pod {namespace}/{name} is already bound to node {pod.node_name!r}")
+        placed = self.cache.get_pod(pod.cache_key)
+        bound_to = pod.node_name or (placed.node_name if placed is not None else "")
+        if bound_to:
+            raise BindError(f"pod {namespace}/{name} is already bound to node {bound_to!r}")
         if self.cache.snapshot().get(node) is None:
             raise BindError(f"node {node!r} is not known to the extender")
         try:

@@ -1,0 +1,74 @@
+"""The live source: one reflector per watched kind, readiness, and expiry of assumed pods."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from extender.cluster.cache import ClusterCache
+from extender.cluster.reflector import Reflector, ReflectorObserver
+from extender.kubeapi.client import RESOURCES, KubeClient
+
+WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
+                 "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace")
+
+# kube-scheduler's pod informer leaves terminated pods out (pkg/scheduler/scheduler.go newPodInformer).
+POD_PARAMS = {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}
+
+
+class LiveSource:
+    """Keeps the cache equal to the apiserver's state for every watched kind."""
+
+    def __init__(self, cache: ClusterCache, client: KubeClient, *, kinds: tuple[str, ...] = WATCHED_KINDS,
+                 observer: ReflectorObserver | None = None, min_watch_timeout: int = 300,
+                 cleanup_interval: float = 1.0) -> None:
+        self.cache = cache
+        self.client = client
+        self.reflectors = [
+            Reflector(client, RESOURCES[kind], cache, params=POD_PARAMS if kind == "Pod" else None,
+                      observer=observer, min_watch_timeout=min_watch_timeout)
+            for kind in kinds
+        ]
+        self.cleanup_interval = cleanup_interval
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Start every reflector and the assumed-pod expiry loop (returns at once)."""
+        self._tasks = [asyncio.create_task(r.run(), name=f"reflector-{r.kind}") for r in self.reflectors]
+        self._tasks.append(asyncio.create_task(self._expire(), name="assumed-pod-expiry"))
+
+    async def stop(self) -> None:
+        """Cancel everything and close the client."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        await self.client.aclose()
+
+    async def wait_synced(self, timeout: float | None = None) -> bool:
+        """Wait until every kind has been listed once; False on timeout."""
+        try:
+            await asyncio.wait_for(asyncio.gather(*(r.synced.wait() for r in self.reflectors)), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        """Ready when every kind has synced; the details name the kinds that lag and each kind's state."""
+        lagging = [r.kind for r in self.reflectors if not r.synced.is_set()]
+        details = {
+            "source": "apiserver",
+            "unsynced": lagging,
+            "kinds": {r.kind: {"synced": r.synced.is_set(), "resourceVersion": r.resource_version,
+                               "relists": r.relists, "restarts": r.restarts, "lastError": r.last_error}
+                      for r in self.reflectors},
+        }
+        return not lagging, details
+
+    async def _expire(self) -> None:
+        while True:
+            await asyncio.sleep(self.cleanup_interval)
+            self.cache.cleanup_expired()

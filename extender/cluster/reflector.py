@@ -1,0 +1,139 @@
+"""A reflector, as client-go's: keep one kind in the cache equal to the apiserver's view of it.
+
+List (paginated) → replace the kind in the cache → watch from the list's resourceVersion with
+bookmarks and a server-side timeout → on a normal end, watch again from the last version seen → on a
+disconnect or error, back off (jittered exponential) and resume from the last version → on 410 Gone
+(the version was compacted away), relist. Events that cannot be read are logged and skipped; they
+never stop the reflector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import httpx
+
+from extender.cluster.cache import CacheError, ClusterCache
+from extender.kubeapi.client import ApiError, Gone, KubeClient, Resource
+
+log = logging.getLogger("extender.reflector")
+
+
+class ReflectorObserver(Protocol):
+    """Receives what a reflector does, for metrics."""
+
+    def watch_restarted(self, kind: str, reason: str) -> None:
+        """A watch ended abnormally (reason: gone, disconnect, error) and will be resumed or relisted."""
+
+    def event_applied(self, kind: str, event_type: str) -> None:
+        """An event (ADDED, MODIFIED, DELETED, BOOKMARK, LIST) was applied to the cache."""
+
+
+class Backoff:
+    """Exponential backoff with full jitter, reset after a healthy watch (client-go: 800ms to 30s)."""
+
+    def __init__(self, initial: float = 0.8, maximum: float = 30.0, rng: random.Random | None = None) -> None:
+        self.initial, self.maximum = initial, maximum
+        self._next = initial
+        self._rng = rng or random.Random()
+
+    def next(self) -> float:
+        """The next delay to wait."""
+        delay = self._next * (1 + self._rng.random())
+        self._next = min(self._next * 2, self.maximum)
+        return min(delay, self.maximum)
+
+    def reset(self) -> None:
+        """Back to the initial delay."""
+        self._next = self.initial
+
+
+class Reflector:
+    """Mirrors one kind from the apiserver into the cache."""
+
+    def __init__(self, client: KubeClient, resource: Resource, cache: ClusterCache, *,
+                 params: Mapping[str, Any] | None = None, observer: ReflectorObserver | None = None,
+                 min_watch_timeout: int = 300, page_size: int = 500) -> None:
+        self.client = client
+        self.resource = resource
+        self.kind = resource.kind
+        self.cache = cache
+        self.params = dict(params or {})
+        self.observer = observer
+        self.min_watch_timeout = min_watch_timeout
+        self.page_size = page_size
+        self.synced = asyncio.Event()
+        self.resource_version = ""
+        self.relists = 0
+        self.restarts = 0
+        self.last_error = ""
+        self.backoff = Backoff()
+
+    async def list_and_replace(self) -> None:
+        """List everything and make the cache's view of this kind equal to it."""
+        items, version = await self.client.list(self.resource, params=self.params, page_size=self.page_size)
+        for raw, err in self.cache.replace(self.kind, items):
+            meta = raw.get("metadata") or {}
+            log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
+                                                             "error": str(err)})
+        self.resource_version = version
+        self.relists += 1
+        if self.observer is not None:
+            self.observer.event_applied(self.kind, "LIST")
+        self.synced.set()
+
+    def apply(self, event: Mapping[str, Any]) -> None:
+        """Apply one watch event to the cache."""
+        kind, obj = event.get("type"), event.get("object") or {}
+        version = (obj.get("metadata") or {}).get("resourceVersion")
+        try:
+            if kind in ("ADDED", "MODIFIED"):
+                self.cache.apply(obj)
+            elif kind == "DELETED":
+                self.cache.delete(obj)
+        except (ValueError, CacheError) as err:
+            log.warning("skipping unreadable event", extra={"kind": self.kind, "event": kind,
+                                                            "object": (obj.get("metadata") or {}).get("name"),
+                                                            "error": str(err)})
+        if version:
+            self.resource_version = str(version)
+        if self.observer is not None and isinstance(kind, str):
+            self.observer.event_applied(self.kind, kind)
+
+    async def run(self) -> None:
+        """List and watch until cancelled."""
+        need_list = True
+        while True:
+            try:
+                if need_list or not self.resource_version:
+                    await self.list_and_replace()
+                    need_list = False
+                timeout = random.randint(self.min_watch_timeout, 2 * self.min_watch_timeout)
+                async for event in self.client.watch(self.resource, self.resource_version, timeout_seconds=timeout,
+                                                     params=self.params):
+                    self.apply(event)
+                    self.backoff.reset()
+                continue  # the server closed the watch at its timeout: resume from where we are
+            except asyncio.CancelledError:
+                raise
+            except Gone as err:
+                self._restarted("gone", err)
+                if not need_list:
+                    need_list = True
+                    continue  # the first relist after a compaction goes at once
+                # Even a fresh list was refused: something is wrong, so back off as for any error.
+            except (httpx.HTTPError, ApiError, ValueError, OSError) as err:
+                self._restarted("disconnect" if isinstance(err, httpx.TransportError) else "error", err)
+            await asyncio.sleep(self.backoff.next())
+
+    def _restarted(self, reason: str, err: Exception) -> None:
+        self.restarts += 1
+        self.last_error = f"{type(err).__name__}: {err}"
+        log.info("watch restarting", extra={"kind": self.kind, "reason": reason, "error": self.last_error,
+                                            "resource_version": self.resource_version})
+        if self.observer is not None:
+            self.observer.watch_restarted(self.kind, reason)

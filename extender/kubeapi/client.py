@@ -1,0 +1,186 @@
+"""A small async apiserver client on httpx: paginated lists, streaming watches, Bindings.
+
+Objects are returned as raw dicts decoded with orjson; nothing is converted into typed models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+from extender.kubeapi.config import ClusterConfig
+
+USER_AGENT = "kube-scheduler-extender/0.1"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """Where a kind lives in the API."""
+
+    kind: str
+    path: str  # collection path across namespaces, e.g. /api/v1/pods
+    namespaced: bool
+
+
+RESOURCES: dict[str, Resource] = {r.kind: r for r in (
+    Resource("Node", "/api/v1/nodes", False),
+    Resource("Pod", "/api/v1/pods", True),
+    Resource("Service", "/api/v1/services", True),
+    Resource("ReplicationController", "/api/v1/replicationcontrollers", True),
+    Resource("ReplicaSet", "/apis/apps/v1/replicasets", True),
+    Resource("StatefulSet", "/apis/apps/v1/statefulsets", True),
+    Resource("PersistentVolume", "/api/v1/persistentvolumes", False),
+    Resource("PersistentVolumeClaim", "/api/v1/persistentvolumeclaims", True),
+    Resource("StorageClass", "/apis/storage.k8s.io/v1/storageclasses", False),
+    Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes", False),
+    Resource("Namespace", "/api/v1/namespaces", False),
+)}
+
+
+class ApiError(Exception):
+    """A non-success answer from the apiserver, with its HTTP status and Status reason."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(f"{status} {reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
+class Gone(ApiError):
+    """410 Gone: the resourceVersion is too old (compacted); the caller must relist."""
+
+
+class _TokenAuth(httpx.Auth):
+    """Bearer token from a TokenSource; on a 401 the token is refreshed and the request retried once."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self._tokens = config.tokens
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        token = self._tokens.token()
+        if token:
+            request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401 and token:
+            self._tokens.refresh()
+            fresh = self._tokens.token()
+            if fresh and fresh != token:
+                request.headers["Authorization"] = f"Bearer {fresh}"
+                yield request
+
+
+def _error(response: httpx.Response, body: bytes) -> ApiError:
+    reason, message = response.reason_phrase, body.decode(errors="replace")[:500]
+    try:
+        status = orjson.loads(body)
+        if isinstance(status, Mapping):
+            reason, message = str(status.get("reason") or reason), str(status.get("message") or message)
+    except orjson.JSONDecodeError:
+        pass
+    cls = Gone if response.status_code == 410 else ApiError
+    return cls(response.status_code, reason, message)
+
+
+class KubeClient:
+    """One connection pool to one apiserver."""
+
+    def __init__(self, config: ClusterConfig, *, timeout: float = 30.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        self._http = httpx.AsyncClient(
+            base_url=config.server, auth=_TokenAuth(config), verify=config.ssl_context(), transport=transport,
+            timeout=httpx.Timeout(timeout, read=None), headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        )
+        self._timeout = timeout
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def get(self, path: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """GET a JSON object."""
+        response = await self._http.get(path, params=params, timeout=self._timeout)
+        if response.status_code != 200:
+            raise _error(response, response.content)
+        result: dict[str, Any] = orjson.loads(response.content)
+        return result
+
+    async def list(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
+                   page_size: int = 500) -> tuple[list[dict[str, Any]], str]:
+        """All objects of a kind (paginated) and the list's resourceVersion. Items get their ``kind``.
+
+        If a continue token expires mid-way (410), the list restarts without pagination, as client-go does.
+        """
+        items: list[dict[str, Any]] = []
+        query: dict[str, Any] = {**(params or {}), "limit": page_size}
+        while True:
+            try:
+                page = await self.get(resource.path, query)
+            except Gone:
+                if "continue" not in query:
+                    raise
+                query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
+                items = []
+                continue
+            for item in page.get("items") or []:
+                item["kind"] = resource.kind
+                items.append(item)
+            meta = page.get("metadata") or {}
+            token = meta.get("continue")
+            if not token:
+                return items, str(meta.get("resourceVersion") or "")
+            query["continue"] = token
+
+    async def watch(self, resource: Resource, resource_version: str, *, timeout_seconds: int,
+                    params: Mapping[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Watch events ({"type", "object"}) from a resourceVersion, with bookmarks, until the server ends it.
+
+        Raises Gone when the version is too old (at connect or as an in-stream ERROR event).
+        """
+        query = {**(params or {}), "watch": "true", "resourceVersion": resource_version,
+                 "allowWatchBookmarks": "true", "timeoutSeconds": timeout_seconds}
+        async with self._http.stream("GET", resource.path, params=query,
+                                     timeout=httpx.Timeout(self._timeout, read=timeout_seconds + 30)) as response:
+            if response.status_code != 200:
+                raise _error(response, await response.aread())
+            async for line in response.aiter_lines():
+                if not line:
+                    continue
+                event = orjson.loads(line)
+                if event.get("type") == "ERROR":
+                    status = event.get("object") or {}
+                    code = int(status.get("code") or 500)
+                    cls = Gone if code == 410 else ApiError
+                    raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
+                obj = event.get("object")
+                if isinstance(obj, dict):
+                    obj["kind"] = resource.kind
+                yield event
+
+    async def create_binding(self, namespace: str, name: str, uid: str, node: str) -> None:
+        """Bind a pod to a node through the pods/binding subresource (as kube-scheduler's DefaultBinder)."""
+        meta: dict[str, Any] = {"name": name, "namespace": namespace}
+        if uid:
+            meta["uid"] = uid
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": meta, "target": {"kind": "Node", "name": node}}
+        response = await self._http.post(f"/api/v1/namespaces/{namespace}/pods/{name}/binding",
+                                         content=orjson.dumps(body), headers={"Content-Type": "application/json"},
+                                         timeout=self._timeout)
+        if response.status_code not in (200, 201):
+            raise _error(response, response.content)
+
+    async def get_pod(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """A pod, or None if it does not exist."""
+        try:
+            pod = await self.get(f"/api/v1/namespaces/{namespace}/pods/{name}")
+        except ApiError as err:
+            if err.status == 404:
+                return None
+            raise
+        pod["kind"] = "Pod"
+        return pod
