@@ -38,7 +38,8 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     out["unknown_nodes"] = unknown
     feasible = [name for name, entry in out["nodes"].items() if entry["feasible"]]
     totals = [out["nodes"][name]["total"] for name in feasible]
-    mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping)
+    mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping,
+                            framework.profile.max_score)
     for name, score in zip(feasible, mapped, strict=True):
         out["nodes"][name]["extender_score"] = score
     return out

@@ -131,7 +131,13 @@ class FilterPlugin(Plugin):
 
 
 class ScorePlugin(Plugin):
-    """A plugin with the PreScore/Score/NormalizeScore extension points."""
+    """A plugin with the PreScore/Score/NormalizeScore extension points.
+
+    ``max_score`` is the top of the plugin's normalised range: 100 (MaxNodeScore) for the framework's
+    plugins, 10 (MaxPriority) for the 0-10 era priorities. A profile's score plugins share one scale.
+    """
+
+    max_score: ClassVar[int] = MAX_NODE_SCORE
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state over the feasible nodes; return SKIP to contribute nothing."""

@@ -4,7 +4,8 @@ Internally every plugin scores 0..100 (MaxNodeScore) and the profile sums ``scor
 node's total lies in 0..100×W, W being the sum of the score plugins' weights. kube-scheduler then
 multiplies our 0..10 answer by the extender's weight and by 10 (MaxNodeScore / MaxExtenderPriority).
 
-- ``absolute`` (default): the weighted mean ``total / W`` (0..100) divided by 10 and rounded half up.
+- ``absolute`` (default): the weighted mean ``total / W`` (0..100) divided by 10 and rounded half up
+  (for the 0-10 era profile, whose plugins score 0..10, the weighted mean itself, rounded half up).
   A node's answer depends on that node alone, so answers are stable across requests.
 - ``minmax``: the candidates' totals stretched over 0..10 (lowest 0, highest 10, rounded half up), which
   uses the full range when all candidates score close together. Equal totals all answer 0.
@@ -19,11 +20,11 @@ from collections.abc import Sequence
 from extender.engine.framework import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE
 
 
-def absolute(totals: Sequence[int], total_weight: int) -> list[int]:
-    """Weighted mean on 0..100, scaled to 0..10, rounded half up."""
+def absolute(totals: Sequence[int], total_weight: int, max_score: int = MAX_NODE_SCORE) -> list[int]:
+    """Weighted mean on 0..max_score, scaled to 0..10, rounded half up."""
     if total_weight <= 0:
         return [0] * len(totals)
-    scale = MAX_NODE_SCORE * total_weight  # a total equal to scale maps to MAX_EXTENDER_PRIORITY
+    scale = max_score * total_weight  # a total equal to scale maps to MAX_EXTENDER_PRIORITY
     return [
         _clamp((2 * t * MAX_EXTENDER_PRIORITY + scale) // (2 * scale)) for t in totals
     ]
@@ -40,11 +41,11 @@ def minmax(totals: Sequence[int]) -> list[int]:
     return [_clamp((2 * (t - low) * MAX_EXTENDER_PRIORITY + span) // (2 * span)) for t in totals]
 
 
-def map_scores(totals: Sequence[int], total_weight: int, mode: str) -> list[int]:
-    """Apply the named mapping (``absolute`` or ``minmax``)."""
+def map_scores(totals: Sequence[int], total_weight: int, mode: str, max_score: int = MAX_NODE_SCORE) -> list[int]:
+    """Apply the named mapping (``absolute`` or ``minmax``); max_score is the plugins' scale (100 or 10)."""
     if mode == "minmax":
         return minmax(totals)
-    return absolute(totals, total_weight)
+    return absolute(totals, total_weight, max_score)
 
 
 def _clamp(score: int) -> int:

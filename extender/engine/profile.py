@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from extender.engine.framework import FilterPlugin, ScorePlugin
+from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, ScorePlugin
 from extender.engine.registry import lookup, registered
 
 # kube-scheduler v1.36 default multi-point plugins and weights (apis/config/v1/default_plugins.go),
@@ -38,6 +38,14 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
 
 SCORE_MAPPINGS = ("absolute", "minmax")
 
+# Named default plugin sets a profile can start from (``preset``); "default" is upstream's current one.
+PRESETS: dict[str, tuple[tuple[str, int], ...]] = {"default": UPSTREAM_DEFAULT_PLUGINS}
+
+
+def register_preset(name: str, plugins: tuple[tuple[str, int], ...]) -> None:
+    """Make a default plugin set available as ``preset: <name>`` (e.g. the 0-10 era's DefaultProvider)."""
+    PRESETS[name] = plugins
+
 
 class ProfileError(ValueError):
     """A profile that cannot be built; the message names the key."""
@@ -52,6 +60,7 @@ class Profile:
     scores: list[tuple[str, int]] = field(default_factory=list)
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     score_mapping: str = "absolute"
+    max_score: int = MAX_NODE_SCORE  # the score plugins' common scale (10 for the 0-10 era profile)
 
     def summary(self) -> dict[str, Any]:
         """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}}``."""
@@ -101,11 +110,14 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
         raise ProfileError(f"{path}.plugins: unknown extension point(s) {sorted(known)}")
 
     available = registered()
+    preset = spec.get("preset", "default")
+    if preset not in PRESETS:
+        raise ProfileError(f"{path}.preset: unknown preset {preset!r}; presets: {', '.join(sorted(PRESETS))}")
     mp_enabled, mp_disabled = _point(plugins, "multiPoint", f"{path}.plugins")
     multipoint: list[tuple[str, int | None]] = []
     if "*" not in mp_disabled:
         # Upstream defaults this build does not implement yet are left out of the default set.
-        multipoint = [(n, w or None) for n, w in UPSTREAM_DEFAULT_PLUGINS if n not in mp_disabled and n in available]
+        multipoint = [(n, w or None) for n, w in PRESETS[preset] if n not in mp_disabled and n in available]
     for plugin_name, weight in mp_enabled:
         lookup(plugin_name)  # a clear error for an unknown name
         for i, (existing, _) in enumerate(multipoint):
@@ -150,4 +162,8 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
     mapping = spec.get("scoreMapping", "absolute")
     if mapping not in SCORE_MAPPINGS:
         raise ProfileError(f"{path}.scoreMapping: expected one of {', '.join(SCORE_MAPPINGS)}, got {mapping!r}")
-    return Profile(name=name, filters=filters, scores=scores, args=args, score_mapping=mapping)
+    scales = {lookup(n).max_score for n, _ in scores}  # type: ignore[attr-defined]
+    if len(scales) > 1:
+        raise ProfileError(f"{path}.plugins: score plugins on different scales ({sorted(scales)}) cannot be mixed")
+    return Profile(name=name, filters=filters, scores=scores, args=args, score_mapping=mapping,
+                   max_score=scales.pop() if scales else MAX_NODE_SCORE)

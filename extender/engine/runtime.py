@@ -18,7 +18,6 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import (
-    MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Code,
     CycleState,
@@ -170,11 +169,12 @@ class Framework:
                 raise PluginScoreError(f"running Score plugin {plugin.name!r}: {err}") from err
             finally:
                 self._time(plugin.name, "Score", started)
+            top = plugin.max_score
             for i, score in enumerate(scores):
-                if score < MIN_NODE_SCORE or score > MAX_NODE_SCORE:
+                if score < MIN_NODE_SCORE or score > top:
                     raise PluginScoreError(
                         f"plugin {plugin.name!r} returns an invalid score {score}, it should in the range of "
-                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                        f"[{MIN_NODE_SCORE}, {top}] after normalizing")
                 totals[i] += score * weight
             if details is not None:
                 details[plugin.name] = {

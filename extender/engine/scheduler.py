@@ -201,7 +201,8 @@ class Scheduler:
             totals = framework.score(state, pod, candidates)
         except PluginScoreError as err:
             raise RequestError(str(err)) from err
-        mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping)
+        mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping,
+                            framework.profile.max_score)
         by_name = {node.name: mapped[i] for i, node in enumerate(candidates)}
         for name in unknown:
             by_name.setdefault(name, 0)
