@@ -21,9 +21,12 @@ from extender.api.wire import (
     ExtenderBindingArgs,
     ExtenderBindingResult,
     ExtenderFilterResult,
+    ExtenderPreemptionArgs,
+    ExtenderPreemptionResult,
     HostPriority,
     WireError,
     decode,
+    decode_preemption,
 )
 from extender.engine.scheduler import BindError, RequestError, Scheduler
 
@@ -131,6 +134,25 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int) ->
         log.info("bound", extra={"pod": f"{args.PodNamespace}/{args.PodName}", "node": args.Node})
         return {"Error": ""}
 
+    async def do_preempt(body: Any, profile: str) -> Any:
+        args = decode_preemption(body)
+        if args.Pod is None:
+            raise WireError("Pod: a Pod is required")
+        candidates: dict[str, tuple[list[Any], int]] = {}
+        if args.NodeNameToMetaVictims is not None:
+            for node, meta in args.NodeNameToMetaVictims.items():
+                candidates[node] = ([p.UID for p in meta.Pods], meta.NumPDBViolations) if meta else ([], 0)
+        elif args.NodeNameToVictims is not None:
+            for node, victims in args.NodeNameToVictims.items():
+                candidates[node] = (list(victims.Pods), victims.NumPDBViolations) if victims else ([], 0)
+        kept = scheduler.preempt(profile, args.Pod, candidates)
+        return {"NodeNameToMetaVictims": {
+            node: {"Pods": [{"UID": uid} for uid in uids], "NumPDBViolations": pdb}
+            for node, (uids, pdb) in kept.items()}}
+
+    def preempt_error(message: str) -> tuple[int, Any]:
+        return 400, {"Error": message}
+
     def bind_error(message: str) -> tuple[int, Any]:
         return 200, {"Error": message}
 
@@ -141,6 +163,8 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int) ->
          "A 0..10 score for each candidate node."),
         ("bind", do_bind, bind_error, ExtenderBindingArgs, ExtenderBindingResult,
          "Bind the pod to the node (assumes it in the cache first)."),
+        ("preempt", do_preempt, preempt_error, ExtenderPreemptionArgs, ExtenderPreemptionResult,
+         "The candidate nodes on which the pod passes our filters once the victims are evicted."),
     ]
     for verb, handler, on_error, request_model, response_model, summary in verbs:
         def make(verb: str = verb, handler: Handler = handler,

@@ -91,7 +91,10 @@ def decode(body: Any, model: type[M]) -> M:
     Only the protocol's own (untagged) fields are folded: a NodeList's ``items`` and everything inside
     Pods and Nodes are ordinary json-tagged Kubernetes fields, matched exactly.
     """
-    folded = fold_keys(body, model)
+    return _validate(model, fold_keys(body, model))
+
+
+def _validate(model: type[M], folded: dict[str, Any]) -> M:
     try:
         return model.model_validate(folded)
     except ValidationError as err:
@@ -99,3 +102,55 @@ def decode(body: Any, model: type[M]) -> M:
         location = ".".join(str(part) for part in first["loc"]) or model.__name__
         raise WireError(f"{location}: {first['msg']}") from err
 
+
+
+class MetaPod(_Wire):
+    """A victim named by UID (nodeCacheCapable extenders)."""
+
+    UID: str = ""
+
+
+class Victims(_Wire):
+    """Full victim pods proposed on one node."""
+
+    Pods: list[dict[str, Any]] = Field(default_factory=list)
+    NumPDBViolations: int = 0
+
+
+class MetaVictims(_Wire):
+    """Victim UIDs on one node."""
+
+    Pods: list[MetaPod] = Field(default_factory=list)
+    NumPDBViolations: int = 0
+
+
+class ExtenderPreemptionArgs(_Wire):
+    """Body of preempt: the preemptor and, per candidate node, the victims (full pods or UIDs)."""
+
+    Pod: dict[str, Any] | None = None
+    NodeNameToVictims: dict[str, Victims | None] | None = None
+    NodeNameToMetaVictims: dict[str, MetaVictims | None] | None = None
+
+
+class ExtenderPreemptionResult(_Wire):
+    """Answer of preempt: the nodes kept, with their victims by UID."""
+
+    NodeNameToMetaVictims: dict[str, MetaVictims] | None = None
+
+
+def decode_preemption(body: Any) -> ExtenderPreemptionArgs:
+    """Decode preempt's body, folding key case at every level as Go does for these untagged structs."""
+    folded = fold_keys(body, ExtenderPreemptionArgs)
+    for field_name, model in (("NodeNameToVictims", Victims), ("NodeNameToMetaVictims", MetaVictims)):
+        per_node = folded.get(field_name)
+        if not isinstance(per_node, Mapping):
+            continue
+        nodes: dict[str, Any] = {}
+        for node, victims in per_node.items():
+            if isinstance(victims, Mapping):
+                victims = fold_keys(victims, model)
+                if model is MetaVictims and isinstance(victims.get("Pods"), list):
+                    victims["Pods"] = [fold_keys(p, MetaPod) if isinstance(p, Mapping) else p for p in victims["Pods"]]
+            nodes[node] = victims
+        folded[field_name] = nodes
+    return _validate(ExtenderPreemptionArgs, folded)

@@ -13,12 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from extender.cluster.cache import CacheError, ClusterCache
+from extender.cluster.cache import CacheError, ClusterCache, source_key
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
+from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
@@ -207,6 +208,20 @@ class Scheduler:
         for name in unknown:
             by_name.setdefault(name, 0)
         return [(name, by_name.get(name, 0)) for name in order]
+
+    def preempt(self, profile: str | None, raw_pod: Any,
+                candidates: Mapping[str, tuple[Sequence[str | Mapping[str, Any]], int]]
+                ) -> dict[str, tuple[list[str], int]]:
+        """Candidate nodes (node -> (victims as UIDs or full pods, PDB violations)) on which the pod passes
+        our filters after eviction, each with the victims (by UID) our filters need."""
+        framework = self.framework(profile)
+        pod = self.pod_record(raw_pod)
+        proposed = {
+            node: Candidate([v if isinstance(v, str) else source_key(v, "Pod") for v in victims], pdb)
+            for node, (victims, pdb) in candidates.items()
+        }
+        answer = process_preemption(framework, self.cache.snapshot(), pod, proposed)
+        return {node: (c.victims, c.num_pdb_violations) for node, c in answer.items()}
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget.
