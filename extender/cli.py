@@ -16,7 +16,7 @@ import orjson
 
 from extender import __version__
 from extender.cluster.cache import ClusterCache
-from extender.cluster.dump import DumpError, load_cache, read_documents
+from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
 from extender.config import Config, ConfigError, load_config
 from extender.engine.explain import explain, render_table
 from extender.engine.profile import ProfileError
@@ -143,6 +143,60 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 1 if result.get("error") else 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Schedule a list of pods onto a cluster dump and report where they land."""
+    from extender.engine.simulate import Simulator
+
+    scheduler, _config = build_scheduler(args.cluster, args.config)
+    try:
+        framework = scheduler.framework(args.profile)
+    except KeyError:
+        known = sorted(scheduler.frameworks)
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}") from None
+    try:
+        pods = [d for d in read_dump_objects(args.pods) if d.get("kind") == "Pod"]
+    except DumpError as err:
+        raise CLIError(f"pods: {err}") from err
+    if not pods:
+        raise CLIError(f"pods: no Pod in {args.pods}")
+    simulator = Simulator(framework, scheduler.cache, host_selection=args.host_selection, seed=args.seed)
+    show_progress = args.progress or (sys.stderr.isatty() and len(pods) >= 50)
+    result = simulator.run(pods, _progress_bar if show_progress else None)
+    if show_progress:
+        sys.stderr.write("\n")
+    if args.output == "json":
+        sys.stdout.write(orjson.dumps(result.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_simulation(result))
+    return 0 if not result.unschedulable else 1
+
+
+def _progress_bar(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} pods")
+    sys.stderr.flush()
+
+
+def render_simulation(result: Any) -> str:
+    """A readable report: placements, unschedulable pods, utilisation of the nodes that changed."""
+    lines = [f"scheduled {len(result.scheduled)} of {len(result.placements)} pods"]
+    for p in result.scheduled:
+        score = "only feasible node" if p.score is None else f"total score {p.score}"
+        lines.append(f"  {p.pod:<40} -> {p.node:<20} ({score}, {p.feasible} feasible)")
+    if result.unschedulable:
+        lines.append(f"unschedulable: {len(result.unschedulable)}")
+        lines.extend(f"  {p.pod:<40} {p.message}" for p in result.unschedulable)
+    changed = [n for n in result.after if result.after[n] != result.before.get(n)]
+    if changed:
+        lines.append("utilisation of the nodes that received pods (cpu %, memory %, pods: before -> after)")
+        for name in sorted(changed):
+            b, a = result.before[name], result.after[name]
+            lines.append(f"  {name:<20} cpu {b['cpu']:>5} -> {a['cpu']:>5}   memory {b['memory']:>5} -> "
+                         f"{a['memory']:>5}   pods {b['pods']:>3} -> {a['pods']:>3}")
+    return "\n".join(lines) + "\n"
+
+
 def parser() -> argparse.ArgumentParser:
     """The command-line grammar."""
     p = argparse.ArgumentParser(prog="extender", description="A kube-scheduler extender with the in-tree engine.")
@@ -171,6 +225,18 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--nodes", help="comma-separated node names (default: every node)")
     exp.add_argument("-o", "--output", choices=("table", "json"), default="table")
     exp.set_defaults(func=cmd_explain)
+
+    sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump, one by one")
+    sim.add_argument("--pods", required=True, help="pods to schedule, in order (YAML/JSON file or directory)")
+    sim.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
+    sim.add_argument("--config", help="configuration file")
+    sim.add_argument("--profile", help="profile name (default: the first)")
+    sim.add_argument("--seed", type=int, help="seed for breaking ties among top-scoring nodes")
+    sim.add_argument("--host-selection", choices=("random", "round-robin"),
+                     help="how ties are broken (default: random; round-robin for 0-10 era profiles, as v1.12)")
+    sim.add_argument("--progress", action="store_true", help="show a progress bar (default: on a terminal)")
+    sim.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    sim.set_defaults(func=cmd_simulate)
     return p
 
 

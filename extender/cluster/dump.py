@@ -96,6 +96,11 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
+def read_dump_objects(path: str | Path) -> list[dict[str, Any]]:
+    """Every object of a dump file or directory, whatever its kind, in file order."""
+    return [obj for file in _files(Path(path)) for obj in read_documents(file)]
+
+
 def read_dump(path: str | Path) -> DumpContents:
     """Read a dump file or directory; objects of unsupported kinds are counted in ``skipped``."""
     contents = DumpContents()

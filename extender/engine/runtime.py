@@ -39,6 +39,7 @@ class FilterResult:
     feasible: list[NodeInfo] = field(default_factory=list)
     failed: dict[str, Status] = field(default_factory=dict)
     error: Status | None = None
+    prefilter_rejection: Status | None = None  # set when a PreFilter rejected the pod on every node
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Framework:
             if rejected.code == Code.ERROR:
                 result.error = rejected
             else:
+                result.prefilter_rejection = rejected
                 for node in nodes:
                     result.failed[node.name] = rejected
             return result

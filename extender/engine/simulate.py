@@ -1,0 +1,168 @@
+"""Simulate: schedule a list of pods onto a cluster one by one, as kube-scheduler's cycle would.
+
+Each pod goes through PreFilter/Filter on every node, then (with more than one feasible node)
+PreScore/Score, then host selection, and is assumed on the chosen node so that the next pod sees it.
+Host selection follows the profile's era: since v1.35 kube-scheduler picks uniformly among the nodes
+tied at the top total (a heap ordered by score, ties broken by a random number: here a seedable RNG);
+v1.12 walked the tied nodes round-robin (``lastNodeIndex % len(ties)``, the index kept across pods).
+A pod that fits nowhere gets upstream's FitError message: "0/N nodes are available: <sorted histogram>."
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extender.cluster.cache import CacheError, ClusterCache
+from extender.cluster.records import PodRecord, RecordError
+from extender.engine.framework import MAX_NODE_SCORE, CycleState, Status
+from extender.engine.runtime import Framework, PluginScoreError
+
+ROUND_ROBIN = "round-robin"
+RANDOM = "random"
+
+
+@dataclass
+class Placement:
+    """Where one pod went (node empty when unschedulable) and why."""
+
+    pod: str
+    node: str = ""
+    score: int | None = None
+    feasible: int = 0
+    message: str = ""
+
+
+@dataclass
+class SimulationResult:
+    """Every pod's outcome, and per-node utilisation before and after."""
+
+    placements: list[Placement] = field(default_factory=list)
+    before: dict[str, dict[str, Any]] = field(default_factory=dict)
+    after: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def scheduled(self) -> list[Placement]:
+        """The pods that found a node."""
+        return [p for p in self.placements if p.node]
+
+    @property
+    def unschedulable(self) -> list[Placement]:
+        """The pods that fit nowhere."""
+        return [p for p in self.placements if not p.node]
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view."""
+        return {
+            "scheduled": [{"pod": p.pod, "node": p.node, "score": p.score, "feasibleNodes": p.feasible}
+                          for p in self.scheduled],
+            "unschedulable": [{"pod": p.pod, "message": p.message} for p in self.unschedulable],
+            "utilization": {"before": self.before, "after": self.after},
+        }
+
+
+def fit_error_message(num_nodes: int, failed: Mapping[str, Status], prefilter: Status | None = None) -> str:
+    """Upstream's FitError.Error(): the PreFilter message, or a sorted "<count> <reason>" histogram."""
+    message = f"0/{num_nodes} nodes are available:"
+    if prefilter is not None:
+        return message + f" {prefilter.message}."
+    counts: dict[str, int] = {}
+    for status in failed.values():
+        for reason in status.reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
+    if histogram:
+        message += f" {', '.join(histogram)}."
+    return message
+
+
+def utilization(cache: ClusterCache) -> dict[str, dict[str, Any]]:
+    """Requested/allocatable cpu and memory (percent) and pod count per node."""
+    out: dict[str, dict[str, Any]] = {}
+    for info in cache.snapshot().node_list:
+        assert info.node is not None
+        alloc = info.node.allocatable
+        out[info.name] = {
+            "cpu": round(100 * info.requested.milli_cpu / alloc.milli_cpu, 1) if alloc.milli_cpu else 0.0,
+            "memory": round(100 * info.requested.memory / alloc.memory, 1) if alloc.memory else 0.0,
+            "pods": len(info.pods),
+        }
+    return out
+
+
+class Simulator:
+    """Places pods one by one on a cache it owns (load the cluster into it first)."""
+
+    def __init__(self, framework: Framework, cache: ClusterCache, *, host_selection: str | None = None,
+                 seed: int | None = None) -> None:
+        self.framework = framework
+        self.cache = cache
+        legacy = framework.profile.max_score < MAX_NODE_SCORE
+        self.host_selection = host_selection or (ROUND_ROBIN if legacy else RANDOM)
+        self.rng = random.Random(seed)
+        self.last_node_index = 0
+
+    def select_host(self, names: Sequence[str], totals: Sequence[int]) -> str:
+        """Pick among the nodes tied at the top total."""
+        top = max(totals)
+        tied = [n for n, t in zip(names, totals, strict=True) if t == top]
+        if self.host_selection == ROUND_ROBIN:
+            chosen = tied[self.last_node_index % len(tied)]
+            self.last_node_index += 1
+            return chosen
+        return self.rng.choice(tied)
+
+    def place(self, raw_pod: Mapping[str, Any]) -> Placement:
+        """Schedule one pod and assume it on its node."""
+        meta = raw_pod.get("metadata") or {}
+        label = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
+        try:
+            pod = PodRecord(raw_pod)
+        except RecordError as err:
+            return Placement(label, message=f"invalid pod: {err}")
+        snapshot = self.cache.snapshot()
+        nodes = snapshot.node_list
+        state = CycleState(snapshot)
+        result = self.framework.filter(state, pod, nodes)
+        if result.error is not None:
+            return Placement(label, message=f"error: {result.error.message}")
+        if not result.feasible:
+            message = fit_error_message(len(nodes), result.failed, result.prefilter_rejection)
+            return Placement(label, message=message)
+        feasible = result.feasible
+        if len(feasible) == 1:
+            chosen, score = feasible[0].name, None
+        else:
+            try:
+                totals = self.framework.score(state, pod, feasible)
+            except PluginScoreError as err:
+                return Placement(label, message=f"error: {err}")
+            chosen = self.select_host([n.name for n in feasible], totals)
+            score = totals[[n.name for n in feasible].index(chosen)]
+        try:
+            self.cache.assume_pod(pod, chosen)
+        except CacheError as err:
+            return Placement(label, message=f"error: {err}")
+        return Placement(label, chosen, score, len(feasible))
+
+    def run(self, pods: Sequence[Mapping[str, Any]],
+            progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+        """Place every pod in order; ``progress(done, total)`` is called after each."""
+        result = SimulationResult(before=utilization(self.cache))
+        for i, raw in enumerate(pods):
+            result.placements.append(self.place(_identified(raw, i)))
+            if progress is not None:
+                progress(i + 1, len(pods))
+        result.after = utilization(self.cache)
+        return result
+
+
+def _identified(raw: Mapping[str, Any], index: int) -> Mapping[str, Any]:
+    """Give a pod without a name or UID one (pods written from a template often have neither)."""
+    meta = raw.get("metadata") or {}
+    if meta.get("uid") and meta.get("name"):
+        return raw
+    name = meta.get("name") or f"{meta.get('generateName') or 'pod-'}{index}"
+    return {**raw, "metadata": {**meta, "name": name, "uid": meta.get("uid") or f"simulated-{index}-{name}"}}

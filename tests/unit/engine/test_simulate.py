@@ -1,0 +1,87 @@
+"""Simulate: pods placed one by one, each assumed before the next; ties, messages, reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from builders import make_node, make_pod
+
+from extender.cluster.cache import ClusterCache
+from extender.engine.framework import Code, Status
+from extender.engine.profile import build_profile
+from extender.engine.runtime import Framework
+from extender.engine.simulate import ROUND_ROBIN, Simulator, fit_error_message
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def cache_of(*nodes: dict[str, object]) -> ClusterCache:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    for node in nodes:
+        cache.upsert_node(node)  # type: ignore[arg-type]
+    return cache
+
+
+def test_fit_error_message_is_upstreams() -> None:
+    failed = {"a": Status(Code.UNSCHEDULABLE, "Insufficient cpu", "Insufficient memory"),
+              "b": Status(Code.UNSCHEDULABLE, "Insufficient cpu"),
+              "c": Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)")}
+    # Go's sort.Strings: byte order, so "10 ..." sorts before "2 ...".
+    assert fit_error_message(3, failed) == (
+        "0/3 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 2 Insufficient cpu.")
+    assert fit_error_message(3, failed, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict")) \
+        == "0/3 nodes are available: pod affinity terms conflict."
+
+
+def test_each_placement_is_assumed_before_the_next() -> None:
+    cache = cache_of(make_node("a", cpu="2"), make_node("b", cpu="2"))
+    sim = Simulator(Framework(build_profile(None)), cache, seed=7)
+    pods = [make_pod(f"p{i}", requests=[{"cpu": "1500m"}]) for i in range(3)]
+    result = sim.run(pods)
+    assert sorted(p.node for p in result.scheduled) == ["a", "b"]
+    [stuck] = result.unschedulable
+    assert stuck.message == "0/2 nodes are available: 2 Insufficient cpu."
+    assert result.after["a"]["cpu"] == 75.0 and result.before["a"]["cpu"] == 0.0
+
+
+def test_random_ties_are_seeded() -> None:
+    def placements(seed: int) -> list[str]:
+        cache = cache_of(*(make_node(f"n{i}") for i in range(6)))
+        sim = Simulator(Framework(build_profile(None)), cache, seed=seed)
+        return [p.node for p in sim.run([make_pod(f"p{i}") for i in range(6)]).placements]
+    assert placements(1) == placements(1)
+    assert any(placements(1) != placements(s) for s in range(2, 8))
+
+
+def test_round_robin_walks_the_ties_as_v112() -> None:
+    cache = cache_of(*(make_node(f"n{i}") for i in range(3)))
+    profile = build_profile({"plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
+                                         "score": {"enabled": [{"name": "TaintToleration"}]}}})
+    sim = Simulator(Framework(profile), cache, host_selection=ROUND_ROBIN)
+    # All three nodes tie at every step (TaintToleration scores them all 100).
+    names = [p.node for p in sim.run([make_pod(f"p{i}") for i in range(4)]).placements]
+    assert names == ["n0", "n1", "n2", "n0"]
+
+
+def test_pods_without_names_get_identities() -> None:
+    cache = cache_of(make_node("a"))
+    anonymous = make_pod("x")
+    anonymous["metadata"] = {"generateName": "web-", "namespace": "default"}
+    result = Simulator(Framework(build_profile(None)), cache).run([anonymous, anonymous])
+    assert [p.pod for p in result.scheduled] == ["default/web-0", "default/web-1"]
+
+
+def test_cli_json_report() -> None:
+    done = subprocess.run([sys.executable, "-m", "extender", "simulate", "--pods",
+                           str(ROOT / "examples" / "simulate" / "pods.yaml"), "--seed", "1", "-o", "json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1  # some pods do not fit
+    report = json.loads(done.stdout)
+    assert {p["pod"] for p in report["unschedulable"]} >= {"default/huge"}
+    huge = next(p for p in report["unschedulable"] if p["pod"] == "default/huge")
+    assert huge["message"].startswith("0/33 nodes are available:") and "Insufficient cpu" in huge["message"]
+    trainers = [p for p in report["scheduled"] if p["pod"].startswith("ml/trainer")]
+    assert len({p["node"] for p in trainers}) == 3  # two GPUs free per GPU node: one trainer each
