@@ -119,7 +119,13 @@ class Plugin:
 
 
 class FilterPlugin(Plugin):
-    """A plugin with the PreFilter/Filter extension points."""
+    """A plugin with the PreFilter/Filter extension points.
+
+    ``node_local`` declares that the verdict depends only on the pod and on the one node's NodeInfo
+    (not on other nodes, nor on cluster objects), which lets the equivalence cache reuse it.
+    """
+
+    node_local: ClassVar[bool] = False
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state; return SKIP to skip Filter, or a rejection to reject every node."""

@@ -25,6 +25,7 @@ from extender.engine.framework import (
     ScorePlugin,
     Status,
 )
+from extender.engine.equivalence import EquivalenceCache
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
 
@@ -94,8 +95,13 @@ class Framework:
                 return status.with_plugin(plugin.name)
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> FilterResult:
-        """PreFilter once, then Filter each node until its first rejection."""
+    def filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],
+               equivalence: tuple[EquivalenceCache, str] | None = None) -> FilterResult:
+        """PreFilter once, then Filter each node until its first rejection.
+
+        With ``equivalence`` (a cache and the pod's class key), the leading node-local plugins' verdicts
+        are reused for nodes whose generation has not changed since an equivalent pod was filtered.
+        """
         result = FilterResult()
         rejected = self.pre_filter(state, pod, nodes)
         if rejected is not None:
@@ -111,9 +117,20 @@ class Framework:
         candidates: list[NodeInfo] = list(nodes)
         failed = result.failed
         timer = self.timer
-        for plugin in self.filter_plugins:
-            if plugin.name in state.skip_filter:
-                continue
+        plugins = [p for p in self.filter_plugins if p.name not in state.skip_filter]
+        if equivalence is not None:
+            lead = 0
+            while lead < len(plugins) and plugins[lead].node_local:
+                lead += 1
+            if lead:
+                started = time.perf_counter()
+                candidates = self._filter_equivalent(state, pod, candidates, plugins[:lead], equivalence, result)
+                if timer is not None:
+                    timer("EquivalenceCache", "Filter", time.perf_counter() - started)
+                if result.error is not None:
+                    return result
+                plugins = plugins[lead:]
+        for plugin in plugins:
             started = time.perf_counter()
             check = plugin.filter
             survivors: list[NodeInfo] = []
@@ -137,6 +154,40 @@ class Framework:
             candidates = survivors
         result.feasible = candidates
         return result
+
+    @staticmethod
+    def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: list[NodeInfo], plugins: list[FilterPlugin],
+                           equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> list[NodeInfo]:
+        cache, key = equivalence
+        table = cache.verdicts(key)
+        survivors: list[NodeInfo] = []
+        for node in nodes:
+            entry = table.get(node.name)
+            if entry is not None and entry[0] == node.generation:
+                cache.hits += 1
+                status = entry[1]
+            else:
+                cache.misses += 1
+                status = None
+                for plugin in plugins:
+                    try:
+                        verdict = plugin.filter(state, pod, node)
+                    except Exception as err:
+                        result.error = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}",
+                                              plugin=plugin.name)
+                        return survivors
+                    if verdict is not None and verdict.code != Code.SUCCESS:
+                        status = verdict.with_plugin(plugin.name)
+                        break
+                if status is not None and status.code == Code.ERROR:
+                    result.error = status
+                    return survivors
+                table[node.name] = (node.generation, status)
+            if status is None:
+                survivors.append(node)
+            else:
+                result.failed[node.name] = status
+        return survivors
 
     # ---- scoring -------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],

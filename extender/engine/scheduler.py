@@ -18,6 +18,7 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import Code, CycleState
+from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.mapping import map_scores
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
@@ -70,7 +71,8 @@ class StaticBinder:
 class Scheduler:
     """The profiles' frameworks over one cache."""
 
-    def __init__(self, cache: ClusterCache, frameworks: Sequence[Framework], binder: Binder | None = None) -> None:
+    def __init__(self, cache: ClusterCache, frameworks: Sequence[Framework], binder: Binder | None = None,
+                 *, equivalence_cache: bool = True) -> None:
         if not frameworks:
             raise ValueError("at least one profile is required")
         self.cache = cache
@@ -78,6 +80,9 @@ class Scheduler:
         self.default_profile = frameworks[0].name
         self.binder: Binder = binder or StaticBinder()
         self._recent: OrderedDict[str, PodRecord] = OrderedDict()
+        # One equivalence cache per profile (verdicts depend on the profile's plugins and args).
+        self.equivalence: dict[str, EquivalenceCache] = (
+            {name: EquivalenceCache() for name in self.frameworks} if equivalence_cache else {})
 
     def framework(self, profile: str | None) -> Framework:
         """The framework of a profile; KeyError if there is none of that name."""
@@ -157,7 +162,9 @@ class Scheduler:
         else:
             candidates = self.resolve_nodes(snapshot, nodes or [])
         state = CycleState(snapshot)
-        result = framework.filter(state, pod, candidates)
+        equivalence = self.equivalence.get(framework.name)
+        result = framework.filter(state, pod, candidates,
+                                  (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
         if result.error is not None:
             answer.error = result.error.message
             return answer

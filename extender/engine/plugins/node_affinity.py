@@ -46,6 +46,7 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
     """Filter on nodeSelector + required terms (+ added affinity); score by preferred term weights."""
 
     name = "NodeAffinity"
+    node_local = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)

@@ -15,6 +15,7 @@ class NodeName(FilterPlugin):
     """Filter: passes every node for a pod without spec.nodeName, else only the named node."""
 
     name = "NodeName"
+    node_local = True
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         if not pod.node_name or pod.node_name == node.name:

@@ -17,6 +17,7 @@ class NodePorts(FilterPlugin):
     """Filter: hostIP/protocol/hostPort conflicts with pods already on the node (0.0.0.0 overlaps all)."""
 
     name = "NodePorts"
+    node_local = True
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         return None if pod.host_ports else SKIP

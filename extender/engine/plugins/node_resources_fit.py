@@ -126,6 +126,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
     """Filter on free resources and pod count; score by the configured scoring strategy."""
 
     name = "NodeResourcesFit"
+    node_local = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)

@@ -21,6 +21,7 @@ class NodeUnschedulable(FilterPlugin):
     """Filter: ``spec.unschedulable`` nodes pass only pods tolerating node.kubernetes.io/unschedulable."""
 
     name = "NodeUnschedulable"
+    node_local = True
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         record = node.node

@@ -23,6 +23,7 @@ class TaintToleration(FilterPlugin, ScorePlugin):
     """Filter on hard taints; score by the count of untolerated PreferNoSchedule taints (reversed)."""
 
     name = "TaintToleration"
+    node_local = True
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         assert node.node is not None

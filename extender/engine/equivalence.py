@@ -1,0 +1,72 @@
+"""The equivalence cache: filter verdicts reused for equivalent pods (v1.12 had one for pods of the same
+controller; it was removed upstream in 1.14 because its invalidation was hard to get right).
+
+Ours is correct by construction rather than by invalidation rules:
+
+- Only *node-local* filter plugins are cached: those whose verdict depends on the pod and on that one
+  node's NodeInfo alone (``FilterPlugin.node_local``), and only the leading run of them in the profile's
+  order, so that the first rejecting plugin, and thus the reason, is unchanged.
+- A verdict is stored with the node's generation; every change to the node object or to the pods on it
+  gives the NodeInfo a new generation, so a stale verdict can never match.
+- Pods are equivalent when every field those plugins read is equal (resources, ports, node name,
+  selectors, node affinity, tolerations), as a digest; pods from one ReplicaSet or Job share it.
+
+Cluster-wide plugins (pod affinity, topology spread, volumes) always run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from extender.engine.framework import Status
+
+# Container fields the node-local plugins read (resources for NodeResourcesFit, ports for NodePorts,
+# restartPolicy for sidecar semantics of init containers).
+_CONTAINER_FIELDS = ("resources", "ports", "restartPolicy")
+# Pod spec fields the node-local plugins read.
+_SPEC_FIELDS = ("nodeName", "nodeSelector", "tolerations", "overhead", "resources")
+
+
+def equivalence_key(raw_pod: Mapping[str, Any]) -> str:
+    """A digest of what node-local plugins read from a pod; equal for equivalent pods."""
+    spec = raw_pod.get("spec") or {}
+    affinity = spec.get("affinity") or {}
+    status = raw_pod.get("status") or {}
+    relevant = {
+        "spec": {k: spec.get(k) for k in _SPEC_FIELDS},
+        "nodeAffinity": affinity.get("nodeAffinity"),
+        "containers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in spec.get("containers") or []],
+        "initContainers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in spec.get("initContainers") or []],
+        # Resized pods count with their status resources.
+        "statusResources": [c.get("resources") for c in status.get("containerStatuses") or []],
+    }
+    return hashlib.blake2b(orjson.dumps(relevant, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+
+
+class EquivalenceCache:
+    """Per equivalence class: node name -> (node generation, verdict of the node-local plugins)."""
+
+    def __init__(self, max_classes: int = 64) -> None:
+        self.max_classes = max_classes
+        self._classes: OrderedDict[str, dict[str, tuple[int, Status | None]]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def verdicts(self, key: str) -> dict[str, tuple[int, Status | None]]:
+        """The verdict table of one class (created on first use; least recently used classes are dropped)."""
+        table = self._classes.get(key)
+        if table is None:
+            table = self._classes[key] = {}
+            if len(self._classes) > self.max_classes:
+                self._classes.popitem(last=False)
+        else:
+            self._classes.move_to_end(key)
+        return table
+
+    def __len__(self) -> int:
+        return len(self._classes)
