@@ -17,6 +17,7 @@ from typing import Any
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
+from extender.engine.equivalence import EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
     Code,
@@ -25,7 +26,6 @@ from extender.engine.framework import (
     ScorePlugin,
     Status,
 )
-from extender.engine.equivalence import EquivalenceCache
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
 

@@ -17,8 +17,8 @@ from extender.cluster.cache import CacheError, ClusterCache, source_key
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
-from extender.engine.framework import Code, CycleState
 from extender.engine.equivalence import EquivalenceCache, equivalence_key
+from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
