@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from extender import __version__
+from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
 from extender.config import Config, ConfigError, load_config
@@ -75,20 +76,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
     if live and cluster:
         raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
+    limits = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout}
+    tls = _tls_options(args)
     if live:
-        app, described = _live_app(config_path, kubeconfig, args, create_app, Metrics)
+        app, described = _live_app(config_path, kubeconfig, args, create_app, Metrics, limits)
     else:
         scheduler, _config = build_scheduler(cluster, config_path)
-        app = create_app(scheduler)
+        app = create_app(scheduler, **limits)
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
+    described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
     logging.getLogger("extender").info("serving", extra={"host": host, "port": int(port_text), **described})
+    # Graceful shutdown: on SIGTERM uvicorn stops accepting and lets in-flight requests (binds) finish.
     uvicorn.run(app, host=host, port=int(port_text), log_config=None, access_log=False,
-                timeout_graceful_shutdown=10)
+                timeout_graceful_shutdown=args.shutdown_grace, **tls)
     return 0
 
 
+def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
+    """uvicorn's TLS settings: a server certificate, and client certificates required when a CA is given."""
+    import ssl
+
+    cert = args.tls_cert_file or _env("EXTENDER_TLS_CERT_FILE")
+    key = args.tls_key_file or _env("EXTENDER_TLS_KEY_FILE")
+    client_ca = args.client_ca_file or _env("EXTENDER_CLIENT_CA_FILE")
+    if not cert and not key and not client_ca:
+        return {}
+    if not cert or not key:
+        raise CLIError("tls: --tls-cert-file and --tls-key-file go together")
+    for path in (cert, key, client_ca):
+        if path and not Path(path).is_file():
+            raise CLIError(f"tls: no such file {path}")
+    options: dict[str, Any] = {"ssl_certfile": cert, "ssl_keyfile": key}
+    if client_ca:
+        options.update(ssl_ca_certs=client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
+    return options
+
+
 def _live_app(config_path: str | None, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,
-              metrics_class: Any) -> tuple[Any, dict[str, Any]]:
+              metrics_class: Any, limits: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The service on a cache kept current from an apiserver, binding through it."""
     from extender.cluster.live import LiveSource
     from extender.kubeapi import config as kubeconfig_module
@@ -111,7 +136,7 @@ def _live_app(config_path: str | None, kubeconfig: str | None, args: argparse.Na
     metrics = metrics_class(cache.counts)
     source = LiveSource(cache, client, observer=metrics)
     app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
-                     on_shutdown=[source.stop])
+                     on_shutdown=[source.stop], **limits)
     return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks)}
 
 
@@ -215,6 +240,16 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--live", action="store_true",
                        help="watch the cluster of $KUBECONFIG, the in-cluster service account or ~/.kube/config")
     serve.add_argument("--log-level", help="debug, info, warning or error (EXTENDER_LOG_LEVEL, default info)")
+    serve.add_argument("--tls-cert-file", help="serve HTTPS with this certificate (EXTENDER_TLS_CERT_FILE)")
+    serve.add_argument("--tls-key-file", help="the certificate's private key (EXTENDER_TLS_KEY_FILE)")
+    serve.add_argument("--client-ca-file", help="require client certificates signed by this CA, as kube-scheduler's "
+                                                "tlsConfig certFile/keyFile present (EXTENDER_CLIENT_CA_FILE)")
+    serve.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES,
+                       help="largest request body accepted (default 256 MiB: a 5000-node NodeList fits)")
+    serve.add_argument("--read-timeout", type=float, default=DEFAULT_READ_TIMEOUT_SECONDS,
+                       help="seconds a client may take to send its body (default 30)")
+    serve.add_argument("--shutdown-grace", type=int, default=10,
+                       help="seconds in-flight requests get to finish on SIGTERM (default 10)")
     serve.set_defaults(func=cmd_serve)
 
     exp = sub.add_parser("explain", help="explain a pod's verdict and score on every node")

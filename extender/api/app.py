@@ -12,7 +12,7 @@ from fastapi.responses import PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from extender import __version__
-from extender.api.http import DEFAULT_MAX_BODY_BYTES, JSONResponse
+from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS, JSONResponse
 from extender.api.metrics import Metrics
 from extender.api.routes import build_router
 from extender.engine.scheduler import Scheduler
@@ -23,7 +23,7 @@ ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
 
 
 def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readiness: ReadinessCheck | None = None,
-               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
                on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
                on_shutdown: Sequence[Callable[[], Awaitable[None]]] = ()) -> FastAPI:
     """Build the service around a scheduler (engine + cache); hooks start and stop a live source."""
@@ -63,7 +63,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
         response.headers["X-Request-Id"] = rid
         return response
 
-    app.include_router(build_router(scheduler, metrics, max_body_bytes))
+    app.include_router(build_router(scheduler, metrics, max_body_bytes, read_timeout))
 
     @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
     async def healthz() -> PlainTextResponse:

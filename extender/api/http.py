@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -30,18 +31,26 @@ class JSONResponse(Response):
         return orjson.dumps(content)
 
 
-async def read_json(request: Request, limit: int) -> Any:
-    """The request body decoded as JSON, refusing bodies over ``limit`` bytes before reading them all."""
+DEFAULT_READ_TIMEOUT_SECONDS = 30.0
+
+
+async def read_json(request: Request, limit: int, timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> Any:
+    """The request body decoded as JSON, refusing bodies over ``limit`` bytes before reading them all and
+    bodies that take longer than ``timeout`` seconds to arrive (a stalled client must not hold a worker)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise HTTPProblem(413, f"request body of {declared} bytes exceeds the limit of {limit} bytes", "too_large")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes", "too_large")
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes", "too_large")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise HTTPProblem(408, f"request body not received within {timeout:g} seconds", "timeout") from None
     body = b"".join(chunks)
     if not body.strip():
         raise HTTPProblem(400, "empty request body: expected a JSON object", "empty")

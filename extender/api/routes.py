@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from extender.api.http import HTTPProblem, JSONResponse, read_json
+from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.api.metrics import Metrics
 from extender.api.wire import (
     ExtenderArgs,
@@ -49,7 +49,8 @@ def _candidates(args: ExtenderArgs) -> tuple[list[str] | None, list[dict[str, An
     return None, (args.Nodes.items or []) if args.Nodes is not None else []
 
 
-def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int) -> APIRouter:
+def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
+                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> APIRouter:
     """Routes for filter, prioritize and bind, for the default profile and per profile."""
     router = APIRouter()
 
@@ -63,7 +64,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int) ->
                                 status_code=404)
         status = 200
         try:
-            body = await read_json(request, max_body_bytes)
+            body = await read_json(request, max_body_bytes, read_timeout)
             content = await handler(body, name)
         except HTTPProblem as err:
             status = err.status

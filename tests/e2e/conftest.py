@@ -1,0 +1,199 @@
+"""Fixtures for the end-to-end tests: a real etcd + kube-apiserver per session,
+a kube-scheduler and our extender service per test.
+
+Where Go is missing the tests skip with a message saying how to enable them;
+with CI=true they fail instead. The binaries are built on first use by
+tests/k8s/build (its output goes to ``<workdir>/build.log``). Each process's
+output is kept in a log file, and the tails of the logs of the processes a
+failed test used are attached to its report.
+
+Set EXTENDER_E2E_WORKDIR to keep the logs and data in a fixed directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+# Importable as top-level modules whatever pytest's import mode (no __init__.py here).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from controlplane import (
+    HOW_TO_ENABLE,
+    ControlPlane,
+    ControlPlaneUnavailable,
+    ExtenderConfig,
+    ExtenderService,
+    KubeClient,
+    ManagedProcess,
+    Obj,
+    Scheduler,
+    StartExtender,
+    StartScheduler,
+    TestCluster,
+    build_binaries,
+    extender_cli_present,
+    scheduler_configuration,
+    write_dump,
+)
+
+ON_CI = os.environ.get("CI", "").lower() == "true"
+_started_key = pytest.StashKey[float]()
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test, or fail it on CI, where e2e tests must run."""
+    if ON_CI:
+        pytest.fail(f"e2e prerequisites missing on CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+# --------------------------------------------------------------------------- failure reports
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Note when the test started, to pick the logs that belong to it."""
+    item.stash[_started_key] = time.monotonic()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Attach the tails of the control-plane and service logs to a failed test's report."""
+    report: pytest.TestReport = yield
+    if report.failed and item.get_closest_marker("e2e") is not None:
+        started = item.stash.get(_started_key, 0.0)
+        for p in ManagedProcess.registry:
+            crashed = not p.alive() and not p.stopped
+            if p.started_at >= started or crashed:
+                report.sections.append((f"{p.name} log tail ({p.log_path})", p.tail(40)))
+            elif p.alive():  # the session's etcd and apiserver: a short tail
+                report.sections.append((f"{p.name} log tail ({p.log_path})", p.tail(8)))
+    return report
+
+
+# --------------------------------------------------------------------------- session: binaries, control plane
+
+
+@pytest.fixture(scope="session")
+def e2e_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where logs, certificates and etcd data go."""
+    fixed = os.environ.get("EXTENDER_E2E_WORKDIR")
+    if fixed:
+        path = Path(fixed)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("e2e")
+
+
+@pytest.fixture(scope="session")
+def k8s_bin(e2e_workdir: Path) -> Path:
+    """The directory with etcd, kube-apiserver, kube-scheduler and wirecheck (built if needed)."""
+    try:
+        return build_binaries(e2e_workdir / "build.log")
+    except ControlPlaneUnavailable as exc:
+        unavailable(str(exc))
+
+
+@pytest.fixture(scope="session")
+def wirecheck(k8s_bin: Path) -> Path:
+    """The wirecheck binary."""
+    return k8s_bin / "wirecheck"
+
+
+@pytest.fixture(scope="session")
+def control_plane(k8s_bin: Path, e2e_workdir: Path) -> Iterator[ControlPlane]:
+    """etcd + kube-apiserver for the whole session."""
+    cp = ControlPlane(k8s_bin, e2e_workdir / "controlplane")
+    try:
+        cp.start()
+        client = cp.client()
+        client.ensure_priority_class("e2e-low", 10)
+        client.ensure_priority_class("e2e-high", 1000)
+        client.close()
+        yield cp
+    finally:
+        cp.stop()
+
+
+@pytest.fixture(scope="session")
+def kube(control_plane: ControlPlane) -> Iterator[KubeClient]:
+    """An admin client of the apiserver."""
+    client = control_plane.client()
+    yield client
+    client.close()
+
+
+# --------------------------------------------------------------------------- per test
+
+
+@pytest.fixture
+def cluster(kube: KubeClient, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestCluster]:
+    """A namespace of our own in the session's apiserver; pods and nodes are deleted after the test."""
+    slug = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
+    ns = f"e2e-{slug}-{int(time.time() * 1000) % 100000}"
+    tc = TestCluster(kube, ns, tmp_path)
+    try:
+        yield tc
+    finally:
+        tc.cleanup()
+
+
+@pytest.fixture
+def start_scheduler(control_plane: ControlPlane, cluster: TestCluster, tmp_path: Path) -> Iterator[StartScheduler]:
+    """Factory: ``start_scheduler(extenders, profile=None)`` starts kube-scheduler and waits until ready.
+
+    Any scheduler already started by the test is stopped first (one scheduler at
+    a time: leader election is off). All are stopped after the test, before the
+    test's nodes and pods are removed.
+    """
+    started: list[Scheduler] = []
+
+    def start(extenders: Sequence[ExtenderConfig], profile: Obj | None = None, verbosity: int = 4) -> Scheduler:
+        for s in started:
+            s.stop()
+        config = scheduler_configuration(control_plane.kubeconfig, extenders, profile)
+        sched = Scheduler(control_plane, tmp_path / f"scheduler-{len(started)}", config, verbosity)
+        started.append(sched)
+        sched.wait_ready()
+        return sched
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture
+def start_extender(tmp_path: Path) -> Iterator[StartExtender]:
+    """Factory: ``start_extender(items, config=None)`` runs our service on a dump of ``items``.
+
+    ``config`` is our service's YAML config (KubeSchedulerConfiguration-shaped
+    profiles) as a dict. Returns the running service; its ``url`` is the urlPrefix.
+    """
+    if not extender_cli_present():
+        unavailable("extender/cli.py does not exist yet: the service cannot be started")
+    services: list[ExtenderService] = []
+
+    def start(items: Iterable[Obj], config: Obj | None = None) -> ExtenderService:
+        dump = write_dump(tmp_path / f"extender-cluster-{len(services)}.json", items)
+        svc = ExtenderService(tmp_path, dump, config)
+        services.append(svc)
+        return svc.start()
+
+    yield start
+    for s in services:
+        s.stop()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say how e2e tests get their binaries."""
+    return [f"e2e: control plane from tests/k8s/build ({'CI: must not skip' if ON_CI else HOW_TO_ENABLE})"]
