@@ -23,8 +23,6 @@ from typing import Any
 
 import orjson
 
-from extender.engine.framework import Status
-
 # Container fields the node-local plugins read (resources for NodeResourcesFit, ports for NodePorts,
 # restartPolicy for sidecar semantics of init containers).
 _CONTAINER_FIELDS = ("resources", "ports", "restartPolicy")
@@ -48,17 +46,25 @@ def equivalence_key(raw_pod: Mapping[str, Any]) -> str:
     return hashlib.blake2b(orjson.dumps(relevant, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
 
 
-class EquivalenceCache:
-    """Per equivalence class: node name -> (node generation, verdict of the node-local plugins)."""
+MISSING: Any = object()  # a verdict not computed yet for this class and node
 
-    def __init__(self, max_classes: int = 64) -> None:
+
+class EquivalenceCache:
+    """Per equivalence class: node name -> [node generation, filter verdict, raw scores].
+
+    One entry per node and class holds both the verdict of the leading node-local filter plugins and the
+    raw scores of the node-local score plugins (a tuple in profile order), so that a class costs one dict
+    entry per node. An entry whose generation differs from the node's is stale and is recomputed.
+    """
+
+    def __init__(self, max_classes: int = 32) -> None:
         self.max_classes = max_classes
-        self._classes: OrderedDict[str, dict[str, tuple[int, Status | None]]] = OrderedDict()
+        self._classes: OrderedDict[str, dict[str, list[Any]]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def verdicts(self, key: str) -> dict[str, tuple[int, Status | None]]:
-        """The verdict table of one class (created on first use; least recently used classes are dropped)."""
+    def table(self, key: str) -> dict[str, list[Any]]:
+        """The entries of one class (created on first use; least recently used classes are dropped)."""
         table = self._classes.get(key)
         if table is None:
             table = self._classes[key] = {}

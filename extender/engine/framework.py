@@ -110,22 +110,22 @@ class CycleState:
 
 
 class Plugin:
-    """Base of every plugin: a stable name, and a constructor taking the plugin's args."""
+    """Base of every plugin: a stable name, and a constructor taking the plugin's args.
+
+    ``node_local`` declares that every verdict and raw score of the plugin depends only on the pod and on
+    the one node's NodeInfo (not on other nodes, nor on cluster objects, nor on the set of candidate
+    nodes), which lets the equivalence cache reuse them while the node's generation is unchanged.
+    """
 
     name: ClassVar[str] = ""
+    node_local: ClassVar[bool] = False
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args = args or {}
 
 
 class FilterPlugin(Plugin):
-    """A plugin with the PreFilter/Filter extension points.
-
-    ``node_local`` declares that the verdict depends only on the pod and on the one node's NodeInfo
-    (not on other nodes, nor on cluster objects), which lets the equivalence cache reuse it.
-    """
-
-    node_local: ClassVar[bool] = False
+    """A plugin with the PreFilter/Filter extension points."""
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state; return SKIP to skip Filter, or a rejection to reject every node."""

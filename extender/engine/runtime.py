@@ -17,7 +17,7 @@ from typing import Any
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
-from extender.engine.equivalence import EquivalenceCache
+from extender.engine.equivalence import MISSING, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
     Code,
@@ -159,11 +159,11 @@ class Framework:
     def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: list[NodeInfo], plugins: list[FilterPlugin],
                            equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> list[NodeInfo]:
         cache, key = equivalence
-        table = cache.verdicts(key)
+        table = cache.table(key)
         survivors: list[NodeInfo] = []
         for node in nodes:
             entry = table.get(node.name)
-            if entry is not None and entry[0] == node.generation:
+            if entry is not None and entry[0] == node.generation and entry[1] is not MISSING:
                 cache.hits += 1
                 status = entry[1]
             else:
@@ -182,7 +182,10 @@ class Framework:
                 if status is not None and status.code == Code.ERROR:
                     result.error = status
                     return survivors
-                table[node.name] = (node.generation, status)
+                if entry is not None and entry[0] == node.generation:
+                    entry[1] = status
+                else:
+                    table[node.name] = [node.generation, status, None]
             if status is None:
                 survivors.append(node)
             else:
@@ -191,13 +194,16 @@ class Framework:
 
     # ---- scoring -------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],
-              details: dict[str, dict[str, PluginScore]] | None = None) -> list[int]:
+              details: dict[str, dict[str, PluginScore]] | None = None,
+              equivalence: tuple[EquivalenceCache, str] | None = None) -> list[int]:
         """PreScore, Score, NormalizeScore and weighting; the weighted total per node, in node order.
 
         With ``details`` given, each plugin's raw, normalised and weighted score per node is recorded
-        into it (plugin -> node -> PluginScore). Raises PluginScoreError on a plugin failure.
+        into it (plugin -> node -> PluginScore). With ``equivalence``, the raw scores of node-local
+        plugins are reused for nodes unchanged since an equivalent pod was scored. Raises PluginScoreError
+        on a plugin failure.
         """
-        totals = [0] * len(nodes)
+        active: list[tuple[ScorePlugin, int]] = []
         for plugin, weight in self.score_plugins:
             started = time.perf_counter()
             try:
@@ -213,9 +219,16 @@ class Framework:
                 continue
             if status is not None and status.code != Code.SUCCESS:
                 raise PluginScoreError(f"PreScore plugin {plugin.name!r}: {status.message}")
+            active.append((plugin, weight))
+        local = [plugin for plugin, _ in active if plugin.node_local] if equivalence is not None else []
+        local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) if local else {}
+        totals = [0] * len(nodes)
+        for plugin, weight in active:
             started = time.perf_counter()
             try:
-                raw = [plugin.score(state, pod, node) for node in nodes]
+                raw = local_raw.get(plugin.name)
+                if raw is None:
+                    raw = [plugin.score(state, pod, node) for node in nodes]
                 scores = list(raw)
                 plugin.normalize(state, pod, scores)
             except Exception as err:
@@ -234,6 +247,30 @@ class Framework:
                     node.name: PluginScore(raw[i], scores[i], scores[i] * weight) for i, node in enumerate(nodes)
                 }
         return totals
+
+    @staticmethod
+    def _local_raw_scores(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[ScorePlugin],
+                          equivalence: tuple[EquivalenceCache, str] | None) -> dict[str, list[int]]:
+        """Raw scores of node-local plugins, from the equivalence cache where the node is unchanged."""
+        assert equivalence is not None
+        cache, key = equivalence
+        table = cache.table(key)
+        columns: list[list[int]] = [[] for _ in plugins]
+        for node in nodes:
+            entry = table.get(node.name)
+            if entry is not None and entry[0] == node.generation and entry[2] is not None:
+                cache.hits += 1
+                raws = entry[2]
+            else:
+                cache.misses += 1
+                raws = tuple(plugin.score(state, pod, node) for plugin in plugins)
+                if entry is not None and entry[0] == node.generation:
+                    entry[2] = raws
+                else:
+                    table[node.name] = [node.generation, MISSING, raws]
+            for column, value in zip(columns, raws, strict=True):
+                column.append(value)
+        return {plugin.name: column for plugin, column in zip(plugins, columns, strict=True)}
 
     # ---- explaining ----------------------------------------------------------------------------
     def explain(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> dict[str, Any]:

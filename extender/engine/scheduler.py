@@ -205,8 +205,10 @@ class Scheduler:
             unknown = []
             order = [n.name for n in candidates]
         state = CycleState(snapshot)
+        equivalence = self.equivalence.get(framework.name)
         try:
-            totals = framework.score(state, pod, candidates)
+            totals = framework.score(state, pod, candidates, None,
+                                     (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
         except PluginScoreError as err:
             raise RequestError(str(err)) from err
         mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping,

@@ -41,6 +41,7 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
     """Score: balance of cpu/memory (or the configured resources) usage after placing the pod."""
 
     name = "NodeResourcesBalancedAllocation"
+    node_local = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)

@@ -97,5 +97,16 @@ class ResourceAllocationScorer:
 
     def score(self, node: NodeInfo, pod_requests_list: list[int]) -> int:
         """The scoring function applied to this node's vectors."""
+        if self.names == (CPU, MEMORY):
+            # The default resources: same arithmetic as vectors(), without the generic per-name dispatch.
+            assert node.node is not None
+            alloc = node.node.allocatable
+            used = node.requested if self.use_requested else node.non_zero_requested
+            cpu_alloc, mem_alloc = alloc.milli_cpu, alloc.memory
+            cpu_used = used.milli_cpu if cpu_alloc else 0
+            mem_used = used.memory if mem_alloc else 0
+            return self.scorer(
+                [cpu_used + pod_requests_list[0] if cpu_alloc else 0, mem_used + pod_requests_list[1] if mem_alloc else 0],
+                [cpu_used, mem_used], [cpu_alloc, mem_alloc])
         requested, allocated, allocatable = self.vectors(node, pod_requests_list)
         return self.scorer(requested, allocated, allocatable)

@@ -1,5 +1,5 @@
-"""The equivalence cache never serves a stale verdict: random cluster changes between equivalent pods,
-compared with a scheduler that has no cache."""
+"""The equivalence cache never serves a stale verdict or raw score: random cluster changes between
+equivalent pods, compared with a scheduler that has no cache."""
 
 from __future__ import annotations
 
@@ -76,6 +76,8 @@ def test_equivalent_pods_get_fresh_verdicts_after_any_change(seed: int) -> None:
         want = plain.filter(None, pod, names, None)
         assert (got.passed, got.failed, got.failed_unresolvable) == (want.passed, want.failed,
                                                                      want.failed_unresolvable)
+        if len(want.passed) > 1:
+            assert cached.prioritize(None, pod, want.passed, None) == plain.prioritize(None, pod, want.passed, None)
     assert cached.equivalence["default-scheduler"].hits > 0
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): generated clusters, timing harnesses and the RESULTS.md report."""
