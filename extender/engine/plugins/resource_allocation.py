@@ -106,7 +106,8 @@ class ResourceAllocationScorer:
             cpu_used = used.milli_cpu if cpu_alloc else 0
             mem_used = used.memory if mem_alloc else 0
             return self.scorer(
-                [cpu_used + pod_requests_list[0] if cpu_alloc else 0, mem_used + pod_requests_list[1] if mem_alloc else 0],
+                [cpu_used + pod_requests_list[0] if cpu_alloc else 0,
+                 mem_used + pod_requests_list[1] if mem_alloc else 0],
                 [cpu_used, mem_used], [cpu_alloc, mem_alloc])
         requested, allocated, allocatable = self.vectors(node, pod_requests_list)
         return self.scorer(requested, allocated, allocatable)
