@@ -1,0 +1,432 @@
+"""Shared parts of PodTopologySpread: constraint building, selectors, default selectors, Go float helpers.
+
+Upstream (k8s.io/kubernetes v1.36.3):
+
+* ``pkg/scheduler/framework/plugins/podtopologyspread/common.go``: the internal constraint
+  (``topologySpreadConstraint``), ``filterTopologySpreadConstraints`` (parse the constraints of one
+  ``whenUnsatisfiable`` action, merge ``matchLabelKeys`` into the selector, default ``minDomains`` and the
+  node inclusion policies), ``buildDefaultConstraints``, ``matchNodeInclusionPolicies`` and
+  ``countPodsMatchSelector``;
+* ``pkg/scheduler/framework/plugins/helper/spread.go``: ``DefaultSelector`` (the selector deduced from
+  the Services, ReplicationControllers, ReplicaSets and StatefulSets that select a pod);
+* Go's ``math.Log`` (amd64 assembly, same algorithm as ``math/log.go``) and ``math.Round``, whose exact
+  bits the scores depend on.
+
+:class:`MatchCounts` is ours: a memo of per-node match counts keyed by NodeInfo generation, so that
+PreFilter and PreScore need not re-match every pod of the cluster on every request.
+
+This module registers no plugin; ``pod_topology_spread`` does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
+from extender.kube.selectors import LabelSelector, Requirement, SelectorError, compile_label_selector
+
+DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
+HONOR: Final = "Honor"
+IGNORE: Final = "Ignore"
+LABEL_HOSTNAME: Final = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE: Final = "topology.kubernetes.io/zone"
+MAX_INT32: Final = 2**31 - 1
+
+#: plugin.go systemDefaultConstraints: hostname first (maxSkew 3), then zone (maxSkew 5), both soft.
+SYSTEM_DEFAULT_CONSTRAINTS: Final[tuple[Mapping[str, Any], ...]] = (
+    {"topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
+    {"topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
+)
+
+Labels = Mapping[str, str]
+
+
+class ConstraintError(ValueError):
+    """A topology spread constraint the plugin cannot read; the message starts with the field path."""
+
+
+# ------------------------------------------------------------------------------------------ selector
+
+
+class SpreadSelector:
+    """A ``labels.Selector`` as the plugin builds it: exact label pairs and compiled label selectors, ANDed.
+
+    It reproduces the three behaviours upstream relies on: ``nothing`` (a nil ``labelSelector``, which
+    matches no pod, not even the incoming one), ``empty`` (no requirement at all: ``Matches`` is true but
+    ``countPodsMatchSelector`` counts zero, common.go:146) and plain requirement lists. Exact pairs come
+    from label *sets* (Service / RC selectors, ``matchLabelKeys``), which upstream turns into selectors
+    without validation (``SelectorFromValidatedSet``).
+    """
+
+    __slots__ = ("_checks", "empty", "nothing", "signature")
+
+    def __init__(self, pairs: Mapping[str, str] | None = None, selectors: Sequence[LabelSelector] = (), *,
+                 nothing: bool = False) -> None:
+        pairs = dict(pairs or {})
+        parts = tuple(s for s in selectors if not s.empty)
+        self.nothing = nothing or any(s.matches_nothing for s in parts)
+        checks: list[Callable[[Labels], bool]] = [_pair_check(k, v) for k, v in sorted(pairs.items())]
+        checks.extend(s.matches for s in parts)
+        self._checks: tuple[Callable[[Labels], bool], ...] = tuple(checks)
+        self.empty = not self.nothing and not self._checks
+        requirements: tuple[Requirement, ...] = tuple(r for s in parts for r in s.requirements)
+        # What the selector means, for caches and equality (order does not change an AND).
+        self.signature: tuple[Any, ...] = (self.nothing, tuple(sorted(pairs.items())),
+                                           tuple(sorted(requirements, key=repr)))
+
+    def matches(self, labels: Labels) -> bool:
+        """Whether labels satisfy every requirement (never, for a match-nothing selector)."""
+        if self.nothing:
+            return False
+        for check in self._checks:  # noqa: SIM110 - a plain loop is faster on this hot path
+            if not check(labels):
+                return False
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SpreadSelector):
+            return NotImplemented
+        return self.signature == other.signature
+
+    def __hash__(self) -> int:
+        return hash(self.signature)
+
+    def __repr__(self) -> str:
+        return f"SpreadSelector({self.signature!r})"
+
+
+NOTHING_SELECTOR: Final = SpreadSelector(nothing=True)
+
+
+def _pair_check(key: str, value: str) -> Callable[[Labels], bool]:
+    # A missing key reads as None, which never equals a string: "key=" needs the key present and empty.
+    return lambda labels: labels.get(key) == value
+
+
+# --------------------------------------------------------------------------------------- constraints
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """common.go topologySpreadConstraint: one parsed constraint of the action being evaluated."""
+
+    max_skew: int
+    topology_key: str
+    selector: SpreadSelector
+    min_domains: int
+    honor_affinity: bool
+    honor_taints: bool
+
+
+def _int_field(raw: Mapping[str, Any], name: str, path: str, default: int | None) -> int:
+    value = raw.get(name)
+    if value is None:
+        if default is None:
+            raise ConstraintError(f"{path}.{name}: required value")
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConstraintError(f"{path}.{name}: expected an integer, got {type(value).__name__}")
+    return value
+
+
+def _str_field(raw: Mapping[str, Any], name: str, path: str) -> str | None:
+    value = raw.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ConstraintError(f"{path}.{name}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def build_constraints(raws: Sequence[Any], pod_labels: Labels, action: str, *, path: str,
+                      match_label_keys: bool = True, node_inclusion_policy: bool = True) -> list[SpreadConstraint]:
+    """filterTopologySpreadConstraints (common.go:87): the constraints whose whenUnsatisfiable is ``action``.
+
+    Only those constraints are read (an invalid selector in a soft constraint does not break filtering,
+    as upstream). ``matchLabelKeys`` present on the pod are ANDed into the selector, except into a nil
+    selector, which stays match-nothing (common.go:130). ``minDomains`` defaults to 1; with the node
+    inclusion policy gate on, a present policy replaces the defaults (affinity Honor, taints Ignore), and
+    any value other than "Honor" behaves as "Ignore" since upstream only ever compares with Honor.
+    """
+    out: list[SpreadConstraint] = []
+    for i, raw in enumerate(raws):
+        item_path = f"{path}[{i}]"
+        if not isinstance(raw, Mapping):
+            raise ConstraintError(f"{item_path}: expected an object, got {type(raw).__name__}")
+        if _str_field(raw, "whenUnsatisfiable", item_path) != action:
+            continue
+        try:
+            selector = _selector_of(raw, pod_labels, item_path, match_label_keys)
+        except SelectorError as err:
+            raise ConstraintError(str(err)) from err
+        affinity_policy = _str_field(raw, "nodeAffinityPolicy", item_path)
+        taints_policy = _str_field(raw, "nodeTaintsPolicy", item_path)
+        honor_affinity, honor_taints = True, False
+        if node_inclusion_policy:
+            if affinity_policy is not None:
+                honor_affinity = affinity_policy == HONOR
+            if taints_policy is not None:
+                honor_taints = taints_policy == HONOR
+        out.append(SpreadConstraint(
+            max_skew=_int_field(raw, "maxSkew", item_path, 0),
+            topology_key=_str_field(raw, "topologyKey", item_path) or "",
+            selector=selector,
+            min_domains=_int_field(raw, "minDomains", item_path, 1),
+            honor_affinity=honor_affinity,
+            honor_taints=honor_taints,
+        ))
+    return out
+
+
+def _selector_of(raw: Mapping[str, Any], pod_labels: Labels, path: str, match_label_keys: bool) -> SpreadSelector:
+    label_selector = raw.get("labelSelector")
+    if label_selector is None:
+        return NOTHING_SELECTOR
+    compiled = compile_label_selector(label_selector, path=f"{path}.labelSelector")
+    pairs: dict[str, str] = {}
+    if match_label_keys:
+        keys = raw.get("matchLabelKeys") or []
+        if not isinstance(keys, list):
+            raise ConstraintError(f"{path}.matchLabelKeys: expected a list, got {type(keys).__name__}")
+        for j, key in enumerate(keys):
+            if not isinstance(key, str):
+                raise ConstraintError(f"{path}.matchLabelKeys[{j}]: expected a string, got {type(key).__name__}")
+            if key in pod_labels:
+                pairs[key] = pod_labels[key]
+    return SpreadSelector(pairs, (compiled,))
+
+
+def node_has_keys(labels: Labels, keys: Sequence[str]) -> bool:
+    """nodeLabelsMatchSpreadConstraints: every constraint's topology key is a label of the node."""
+    for key in keys:  # noqa: SIM110 - hot path
+        if key not in labels:
+            return False
+    return True
+
+
+def count_matching(pods: Sequence[PodRecord], selector: SpreadSelector, namespace: str) -> int:
+    """countPodsMatchSelector (common.go:145): pods of the namespace, not terminating, matching the selector.
+
+    An empty selector counts nothing (although it matches every pod, the incoming one included).
+    """
+    if selector.empty or selector.nothing:
+        return 0
+    match = selector.matches
+    count = 0
+    for pod in pods:
+        # Terminating pods are bypassed (kubernetes #87621).
+        if pod.terminating or pod.namespace != namespace:
+            continue
+        if match(pod.labels):
+            count += 1
+    return count
+
+
+class MatchCounts:
+    """Memoised countPodsMatchSelector results: per (namespace, selector), node name -> (generation, count).
+
+    A NodeInfo takes a new process-wide generation on every change (pods added or removed, node
+    replaced) and clones keep it, so an entry whose generation equals the NodeInfo's is exact. Pods of
+    one workload share their selector, so consecutive requests (and the zone and hostname constraints
+    of one request) mostly reuse counts instead of re-matching every pod of the cluster. Only the
+    ``capacity`` most recently used selectors are kept.
+    """
+
+    __slots__ = ("_tables", "capacity")
+
+    def __init__(self, capacity: int = 32) -> None:
+        self.capacity = capacity
+        self._tables: OrderedDict[tuple[str, tuple[Any, ...]], dict[str, tuple[int, int]]] = OrderedDict()
+
+    def table(self, selector: SpreadSelector, namespace: str) -> dict[str, tuple[int, int]]:
+        """The per-node memo of one selector in one namespace (most recently used)."""
+        key = (namespace, selector.signature)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = {}
+            if len(self._tables) > self.capacity:
+                self._tables.popitem(last=False)
+        else:
+            self._tables.move_to_end(key)
+        return table
+
+    @staticmethod
+    def count(table: dict[str, tuple[int, int]], info: NodeInfo, selector: SpreadSelector, namespace: str) -> int:
+        """count_matching on the node's pods, through the memo."""
+        entry = table.get(info.name)
+        generation = info.generation
+        if entry is not None and entry[0] == generation:
+            return entry[1]
+        count = count_matching(info.pods, selector, namespace)
+        table[info.name] = (generation, count)
+        return count
+
+
+# ---------------------------------------------------------------------------------- default selector
+
+
+def _parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """schema.ParseGroupVersion: "" and "/" are the empty version, "v" is core, "g/v" a group; else an error."""
+    if api_version in ("", "/"):
+        return "", ""
+    slashes = api_version.count("/")
+    if slashes == 0:
+        return "", api_version
+    if slashes == 1:
+        group, version = api_version.split("/")
+        return group, version
+    return None
+
+
+_RC_KIND: Final = ("", "v1", "ReplicationController")
+_RS_KIND: Final = ("apps", "v1", "ReplicaSet")
+_SS_KIND: Final = ("apps", "v1", "StatefulSet")
+
+
+def _string_map(obj: Any) -> dict[str, str] | None:
+    """A label set (map[string]string) from a raw object; None when absent or not a string map."""
+    if not isinstance(obj, Mapping):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in obj.items()):
+        return None
+    return dict(obj)
+
+
+class DefaultSelectors:
+    """helper.DefaultSelector over a snapshot's raw objects, with Services indexed per namespace.
+
+    The index is rebuilt only when the snapshot's Service mapping is a different object: the cache
+    replaces (never mutates) the mappings of a snapshot whenever objects change.
+    """
+
+    __slots__ = ("_index", "_services")
+
+    def __init__(self) -> None:
+        self._services: object = None
+        self._index: dict[str, list[dict[str, str]]] = {}
+
+    def _service_selectors(self, snapshot: Snapshot, namespace: str) -> list[dict[str, str]]:
+        services = snapshot.kind("Service")
+        if services is not self._services:
+            index: dict[str, list[dict[str, str]]] = {}
+            for svc in services.values():
+                meta = svc.get("metadata") or {}
+                spec = svc.get("spec") or {}
+                if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
+                    continue
+                # Services with a nil selector match nothing, not everything (spread.go:105).
+                selector = _string_map(spec.get("selector"))
+                if selector is None:
+                    continue
+                index.setdefault(str(meta.get("namespace") or "default"), []).append(selector)
+            self._services, self._index = services, index
+        return self._index.get(namespace, [])
+
+    def selector_for(self, pod: PodRecord, snapshot: Snapshot) -> SpreadSelector:
+        """The pod's default selector (spread.go:37): matching Services' selectors, then its controller's."""
+        label_set: dict[str, str] = {}
+        labels = pod.labels
+        for selector in self._service_selectors(snapshot, pod.namespace):
+            if all(labels.get(k) == v for k, v in selector.items()):
+                label_set.update(selector)
+        owner = _controller_of(pod.raw)
+        if owner is None:
+            return SpreadSelector(label_set)
+        gv = _parse_group_version(str(owner.get("apiVersion") or ""))
+        if gv is None:
+            return SpreadSelector(label_set)
+        gvk = (gv[0], gv[1], str(owner.get("kind") or ""))
+        key = f"{pod.namespace}/{owner.get('name') or ''}"
+        if gvk == _RC_KIND:
+            rc = snapshot.kind("ReplicationController").get(key)
+            if rc is not None:
+                # labels.Merge: the controller's values win over the Services' for a shared key.
+                label_set.update(_string_map(_spec(rc).get("selector")) or {})
+            return SpreadSelector(label_set)
+        if gvk in (_RS_KIND, _SS_KIND):
+            kind = "ReplicaSet" if gvk == _RS_KIND else "StatefulSet"
+            obj = snapshot.kind(kind).get(key)
+            if obj is not None:
+                raw_selector = _spec(obj).get("selector")
+                try:
+                    other = compile_label_selector(raw_selector) if isinstance(raw_selector, Mapping) else None
+                except SelectorError:
+                    other = None  # an unparsable controller selector is ignored (spread.go:74)
+                # A nil selector has no requirements to add (Nothing().Requirements() is not ok).
+                if other is not None and not other.matches_nothing:
+                    return SpreadSelector(label_set, (other,))
+        return SpreadSelector(label_set)
+
+
+def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _controller_of(raw: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """metav1.GetControllerOfNoCopy: the first owner reference with controller: true."""
+    meta = raw.get("metadata")
+    if not isinstance(meta, Mapping):
+        return None
+    refs = meta.get("ownerReferences")
+    if not isinstance(refs, list):
+        return None
+    for ref in refs:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            return ref
+    return None
+
+
+# ----------------------------------------------------------------------------------- Go float maths
+
+_LN2_HI: Final = 6.93147180369123816490e-01
+_LN2_LO: Final = 1.90821492927058770002e-10
+_L1: Final = 6.666666666666735130e-01
+_L2: Final = 3.999999999940941908e-01
+_L3: Final = 2.857142874366239149e-01
+_L4: Final = 2.222219843214978396e-01
+_L5: Final = 1.818357216161805012e-01
+_L6: Final = 1.531383769920937332e-01
+_L7: Final = 1.479819860511658591e-01
+_HALF_SQRT2: Final = 7.07106781186547524401e-01
+
+
+@lru_cache(maxsize=4096)
+def go_log(x: float) -> float:
+    """Go's math.Log bit for bit, for finite x > 0 (Python's libm log differs in the last bit for ~1% of
+    integers, which can flip a rounded score).
+
+    kube-scheduler runs on amd64, where math.Log is math/log_amd64.s: the FreeBSD algorithm of
+    math/log.go in plain SSE2 double operations (no fused multiply-add), so the same operations in the
+    same order in Python give the same bits.
+    """
+    f1, ki = math.frexp(x)
+    # The assembly's "cmpnlt" reduces when f1 <= sqrt(2)/2 (log.go says <; they differ only at equality).
+    if f1 <= _HALF_SQRT2:
+        f1 *= 2.0
+        ki -= 1
+    f = f1 - 1.0
+    k = float(ki)
+    s = f / (2.0 + f)
+    s2 = s * s
+    s4 = s2 * s2
+    t1 = s2 * (_L1 + s4 * (_L3 + s4 * (_L5 + s4 * _L7)))
+    t2 = s4 * (_L2 + s4 * (_L4 + s4 * _L6))
+    r = t1 + t2
+    hfsq = 0.5 * f * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+
+
+def go_round(x: float) -> int:
+    """Go's math.Round: half away from zero (Python's round() goes to even)."""
+    whole = math.trunc(x)
+    # x - trunc(x) is exact in binary floating point, so the comparison is too.
+    if abs(x - whole) >= 0.5:
+        whole += 1 if x > 0 else -1
+    return int(whole)
