@@ -157,7 +157,9 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         else:
             raise ProfileError(f"{path}.scoringStrategy.type: scoring strategy {kind} is not supported")
         self.strategy = kind
-        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False)
+        # Upstream builds Fit's scorer without enablePodLevelResources (only BalancedAllocation sets it), so
+        # Fit's scores take container requests even when spec.resources sets pod-level ones (fit.go NewFit).
+        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False)
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         assert node.node is not None

@@ -53,8 +53,10 @@ def to_units(name: str, quantity: Fraction) -> int:
 class ResourceAllocationScorer:
     """Computes per-resource vectors for one pod on one node and applies a scoring function."""
 
-    def __init__(self, resources: Sequence[tuple[str, int]], scorer: Scorer, use_requested: bool) -> None:
+    def __init__(self, resources: Sequence[tuple[str, int]], scorer: Scorer, use_requested: bool,
+                 pod_level_resources: bool = True) -> None:
         self.resources = tuple(resources)
+        self.pod_level_resources = pod_level_resources
         self.names = tuple(name for name, _ in self.resources)
         self.weights = tuple(weight for _, weight in self.resources)
         self.scorer = scorer
@@ -62,7 +64,8 @@ class ResourceAllocationScorer:
 
     def pod_request_list(self, raw_pod: Mapping[str, Any]) -> list[int]:
         """The pod's request for each configured resource (non-zero defaults unless use_requested)."""
-        requests = pod_requests(raw_pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS)
+        requests = pod_requests(raw_pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS,
+                                pod_level_resources=self.pod_level_resources)
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
 
     def vectors(self, node: NodeInfo, pod_requests_list: list[int]) -> tuple[list[int], list[int], list[int]]:

@@ -1,0 +1,305 @@
+"""Shared machinery of the differential test: build and run the Go oracle, run the
+Python engine, and compare the two results plugin by plugin.
+
+Used by ``test_differential.py`` and ``run_many.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scenarios import Features
+
+HERE = Path(__file__).resolve().parent
+BUILD = HERE / "build"
+OK_CODES = {"Success", "Skip", None}  # None: the engine did not report the plugin
+FEASIBLE, TOTAL = "(feasible)", "(total)"  # pseudo-plugins in the agreement table
+
+# Upstream's in-tree plugins (v1.36.3): only these can be handed to the oracle.
+UPSTREAM_PLUGINS = {
+    "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+    "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+    "PodTopologySpread", "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
+    "ImageLocality", "DefaultBinder", "DynamicResources", "NodeDeclaredFeatures",
+}  # fmt: skip
+
+ENABLE_HINT = "install Go >= 1.26 (https://go.dev/dl, or the golang package) and run tests/oracle/build"
+
+
+class OracleUnavailable(RuntimeError):
+    """Go is missing or the oracle does not build."""
+
+
+def build_oracle() -> Path:
+    """Build (or reuse the cached) oracle binary; return its path."""
+    if shutil.which("go") is None:
+        raise OracleUnavailable(f"'go' not found: {ENABLE_HINT}")
+    proc = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise OracleUnavailable(f"tests/oracle/build failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str) -> Iterator[dict[str, Any]]:
+    """Stream scenarios through ONE oracle process; yield its results in order."""
+    proc = subprocess.Popen(
+        [str(binary), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=sys.stderr,
+        text=True,
+        bufsize=1 << 16,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin = proc.stdin
+    errors: list[BaseException] = []
+
+    def feed() -> None:
+        try:
+            for sc in scenarios:
+                stdin.write(json.dumps(sc, separators=(",", ":")) + "\n")
+        except BaseException as err:  # surfaced by the reader below
+            errors.append(err)
+        finally:
+            stdin.close()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        for line in proc.stdout:
+            yield json.loads(line)
+    finally:
+        writer.join(timeout=5)
+        proc.stdout.close()
+        rc = proc.wait()
+    if errors:
+        raise errors[0]
+    if rc != 0:
+        raise RuntimeError(f"oracle exited with {rc}")
+
+
+def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A v1 KubeSchedulerProfile running exactly ``enabled`` (``{"filter": [...], "score": {...}}``).
+
+    Filter-only plugins are kept out of PreScore/Score and score-only ones out of
+    PreFilter/Filter, so that unimplemented plugins cannot change the feasible set.
+    """
+    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
+    scores = {p: w for p, w in enabled["score"].items() if p in UPSTREAM_PLUGINS}
+    names = list(dict.fromkeys([*filters, *scores]))
+    multi = [{"name": n, **({"weight": scores[n]} if n in scores else {})} for n in names]
+    plugins: dict[str, Any] = {"multiPoint": {"enabled": multi, "disabled": [{"name": "*"}]}}
+    filter_only = [{"name": n} for n in filters if n not in scores]
+    score_only = [{"name": n} for n in scores if n not in filters]
+    if filter_only:
+        plugins["preScore"] = {"disabled": filter_only}
+        plugins["score"] = {"disabled": filter_only}
+    if score_only:
+        plugins["preFilter"] = {"disabled": score_only}
+        plugins["filter"] = {"disabled": score_only}
+    profile: dict[str, Any] = {"schedulerName": (base or {}).get("schedulerName", "default-scheduler")}
+    profile["plugins"] = plugins
+    if base and base.get("pluginConfig"):
+        profile["pluginConfig"] = base["pluginConfig"]
+    return profile
+
+
+@dataclass
+class Mismatch:
+    """One disagreement between the oracle (expected) and the engine (got)."""
+
+    seed: int
+    plugin: str
+    node: str
+    what: str
+    expected: Any
+    got: Any
+
+    def __str__(self) -> str:
+        return (
+            f"seed {self.seed}: {self.plugin} on {self.node}: {self.what}: expected {self.expected!r}, got {self.got!r}"
+        )
+
+
+@dataclass
+class Stats:
+    """Per-plugin agreement counts, per scenario and per node check."""
+
+    scenarios: int = 0
+    oracle_errors: list[tuple[int, str]] = field(default_factory=list)
+    engine_errors: list[tuple[int, str]] = field(default_factory=list)
+    plugin_scenarios: dict[str, list[int]] = field(default_factory=dict)  # [agreed, total]
+    plugin_checks: dict[str, list[int]] = field(default_factory=dict)
+    failed_seeds: dict[int, list[Mismatch]] = field(default_factory=dict)
+
+    def add(self, seed: int, plugins: Iterable[str], mismatches: list[Mismatch], checks: dict[str, int]) -> None:
+        """Record one compared scenario."""
+        self.scenarios += 1
+        bad: dict[str, int] = {}
+        for m in mismatches:
+            bad[m.plugin] = bad.get(m.plugin, 0) + 1
+        for p in plugins:
+            sc = self.plugin_scenarios.setdefault(p, [0, 0])
+            sc[1] += 1
+            sc[0] += p not in bad
+            ch = self.plugin_checks.setdefault(p, [0, 0])
+            ch[1] += checks.get(p, 0)
+            ch[0] += max(0, checks.get(p, 0) - bad.get(p, 0))
+        if mismatches:
+            self.failed_seeds[seed] = mismatches
+
+    def table(self) -> str:
+        """Agreement per plugin as an aligned text table."""
+        rows = [("PLUGIN", "SCENARIOS AGREED", "RATE", "NODE CHECKS AGREED", "RATE")]
+        for p in sorted(self.plugin_scenarios):
+            a, t = self.plugin_scenarios[p]
+            ca, ct = self.plugin_checks.get(p, [0, 0])
+            rows.append((p, f"{a}/{t}", _pct(a, t), f"{ca}/{ct}", _pct(ca, ct)))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+        lines.append(
+            f"{self.scenarios} scenarios compared, {len(self.failed_seeds)} with mismatches, "
+            f"{len(self.oracle_errors)} oracle errors, {len(self.engine_errors)} engine errors"
+        )
+        return "\n".join(lines)
+
+
+def _pct(a: int, t: int) -> str:
+    return f"{100.0 * a / t:.2f}%" if t else "-"
+
+
+def _norm_code(entry: Mapping[str, Any] | None) -> str:
+    code = None if entry is None else entry.get("code")
+    return "Success" if code in OK_CODES else str(code)
+
+
+def _reasons(entry: Mapping[str, Any] | None) -> list[str]:
+    if entry is None or _norm_code(entry) == "Success":
+        return []
+    return sorted(entry.get("reasons") or [])  # Go map order makes upstream's order unstable
+
+
+def compare(
+    seed: int, expected: Mapping[str, Any], got: Mapping[str, Any], enabled: Mapping[str, Any]
+) -> tuple[list[Mismatch], dict[str, int]]:
+    """Compare one scenario. Returns the mismatches and the number of checks per plugin."""
+    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
+    scores = [p for p in enabled["score"] if p in UPSTREAM_PLUGINS]
+    out: list[Mismatch] = []
+    checks: dict[str, int] = {}
+
+    def check(plugin: str, node: str, what: str, exp: Any, act: Any) -> None:
+        checks[plugin] = checks.get(plugin, 0) + 1
+        if exp != act:
+            out.append(Mismatch(seed, plugin, node, what, exp, act))
+
+    exp_pre, got_pre = expected.get("prefilter") or {}, got.get("prefilter") or {}
+    for p in filters:
+        if p in exp_pre or p in got_pre:
+            e, g = exp_pre.get(p), got_pre.get(p)
+            check(p, "*", "prefilter code", _norm_code(e), _norm_code(g))
+            if _norm_code(e) == _norm_code(g):
+                check(p, "*", "prefilter reasons", _reasons(e), _reasons(g))
+    rejected = any(_norm_code(v) != "Success" for v in exp_pre.values())
+    exp_nodes: Mapping[str, Any] = expected.get("nodes") or {}
+    got_nodes: Mapping[str, Any] = got.get("nodes") or {}
+    if rejected:  # rejected everywhere; the engine may list the nodes (with empty filters) or not
+        for node in sorted(exp_nodes):
+            check(FEASIBLE, node, "feasible", False, bool((got_nodes.get(node) or {}).get("feasible")))
+        return out, checks
+    if set(exp_nodes) != set(got_nodes):
+        out.append(Mismatch(seed, FEASIBLE, "*", "node set", sorted(exp_nodes), sorted(got_nodes)))
+        return out, checks
+    for node in sorted(exp_nodes):
+        e, g = exp_nodes[node], got_nodes[node]
+        for p in filters:
+            ef, gf = e["filters"].get(p), (g.get("filters") or {}).get(p)
+            check(p, node, "filter code", _norm_code(ef), _norm_code(gf))
+            if _norm_code(ef) == _norm_code(gf):
+                check(p, node, "filter reasons", _reasons(ef), _reasons(gf))
+        check(FEASIBLE, node, "feasible", e["feasible"], bool(g.get("feasible")))
+        if e["feasible"] != bool(g.get("feasible")):
+            continue
+        if not e["feasible"]:
+            continue
+        for p in scores:
+            es, gs = e["scores"].get(p) or {}, (g.get("scores") or {}).get(p) or {}
+            for k in ("raw", "normalized", "weighted") if not es.get("skipped") else ("normalized", "weighted"):
+                check(p, node, f"score {k}", es.get(k, 0), gs.get(k, 0))
+        check(TOTAL, node, "total", e["total"], g.get("total"))
+    return out, checks
+
+
+def run_engine(explain: Callable[..., dict[str, Any]], scenario: Mapping[str, Any], profile: Any) -> dict[str, Any]:
+    """Run the Python engine; an exception becomes the result's error."""
+    try:
+        return explain(scenario["objects"], scenario["pod"], profile)
+    except Exception as err:  # reported, not raised: one bad scenario must not hide the others
+        return {"error": f"{type(err).__name__}: {err}", "prefilter": {}, "nodes": {}}
+
+
+def differential(
+    seeds: Iterable[int],
+    make: Callable[[int], dict[str, Any]],
+    profile: Mapping[str, Any] | None = None,
+    profile_for: Callable[[int], Mapping[str, Any] | None] | None = None,
+    on_result: Callable[[int, list[Mismatch]], None] | None = None,
+) -> Stats:
+    """Run scenarios (``make(seed)``) through the oracle and the engine and compare them all.
+
+    ``profile`` (or ``profile_for(seed)``) is the engine's profile (None: its default); the
+    oracle gets the same plugins, weights and pluginConfig."""
+    from extender.engine.explain import enabled_plugins, explain_objects
+
+    def profile_of(seed: int) -> Mapping[str, Any] | None:
+        return profile_for(seed) if profile_for else profile
+
+    binary = build_oracle()
+    stats = Stats()
+    seed_list = list(seeds)
+    scenarios = (
+        {**make(s), "profile": oracle_profile(enabled_plugins(profile_of(s)), profile_of(s))} for s in seed_list
+    )
+    # The generator is cheap; regenerate for the engine rather than keep thousands in memory.
+    for seed, expected in zip(seed_list, run_oracle(binary, scenarios), strict=True):
+        if expected.get("error"):
+            stats.oracle_errors.append((seed, str(expected["error"])))
+            continue
+        prof = profile_of(seed)
+        enabled = enabled_plugins(prof)
+        compared = [p for p in dict.fromkeys([*enabled["filter"], *enabled["score"]]) if p in UPSTREAM_PLUGINS]
+        sc = make(seed)
+        got = run_engine(explain_objects, sc, prof)
+        if got.get("error"):
+            stats.engine_errors.append((seed, str(got["error"])))
+            mism = [Mismatch(seed, FEASIBLE, "*", "engine error", None, got["error"])]
+            stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, {})
+        else:
+            mism, checks = compare(seed, expected, got, enabled)
+            stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, checks)
+        if on_result:
+            on_result(seed, stats.failed_seeds.get(seed, []))
+    return stats
+
+
+def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None) -> Features:
+    """The scenario features for a spec (``ORACLE_FEATURES``), narrowed to the engine's plugins."""
+    from extender.engine.explain import enabled_plugins
+
+    enabled = enabled_plugins(profile)
+    return Features.parse(spec).for_plugins([*enabled["filter"], *enabled["score"]])
+
+
+def env_int(name: str, default: int) -> int:
+    """An integer from the environment."""
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip() else default

@@ -1,0 +1,81 @@
+"""Run many generated scenarios through the oracle and the engine; print the
+agreement per plugin and the seeds that disagree.
+
+    python tests/oracle/run_many.py --count 5000 --seed 0
+    python tests/oracle/run_many.py --seed 123 --count 1 -v      # one seed, every mismatch
+    python tests/oracle/run_many.py --seed 123 --dump             # the scenario as JSON
+    python tests/oracle/run_many.py --count 2000 --profiles       # a random profile (weights, args) per seed
+
+Exit status: 0 when everything agrees, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository root: the extender package
+
+from oracle_harness import differential, scenario_features
+from scenarios import generate, generate_profile
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--count", type=int, default=1000, help="number of scenarios (default 1000)")
+    ap.add_argument("--features", default=os.environ.get("ORACLE_FEATURES"), help='e.g. "all,-sidecars"')
+    ap.add_argument("--profiles", action="store_true", help="a random profile (weights, plugin args) per seed")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every mismatch")
+    ap.add_argument("--max-seeds", type=int, default=50, help="failing seeds to list (default 50)")
+    ap.add_argument("--dump", action="store_true", help="print the scenario of --seed as JSON and exit")
+    args = ap.parse_args(argv)
+
+    feats = scenario_features(args.features)
+    if args.dump:
+        sc = generate(args.seed, feats)
+        if args.profiles:
+            sc["profile"] = generate_profile(args.seed)  # the engine's profile (the oracle gets it restricted)
+        json.dump(sc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+
+    start = time.monotonic()
+    stats = differential(
+        range(args.seed, args.seed + args.count),
+        lambda s: generate(s, feats),
+        profile_for=generate_profile if args.profiles else None,
+    )
+    elapsed = time.monotonic() - start
+
+    print(stats.table())
+    print(f"{elapsed:.1f}s")
+    for seed, err in stats.oracle_errors[: args.max_seeds]:
+        print(f"oracle error, seed {seed}: {err}")
+    if stats.failed_seeds:
+        seeds = sorted(stats.failed_seeds)
+        print(
+            f"failing seeds ({len(seeds)}): {' '.join(map(str, seeds[: args.max_seeds]))}"
+            + (" ..." if len(seeds) > args.max_seeds else "")
+        )
+        by_plugin: dict[str, list[int]] = {}
+        for seed in seeds:
+            for plugin in dict.fromkeys(m.plugin for m in stats.failed_seeds[seed]):
+                by_plugin.setdefault(plugin, []).append(seed)
+        for plugin, pseeds in sorted(by_plugin.items()):
+            print(f"  {plugin}: {' '.join(map(str, pseeds[:15]))}" + (" ..." if len(pseeds) > 15 else ""))
+        for seed in seeds[: 1 if not args.verbose else args.max_seeds]:
+            mism = stats.failed_seeds[seed]
+            for m in mism if args.verbose else mism[:3]:
+                print(f"  {m}")
+    return 0 if not stats.failed_seeds and not stats.oracle_errors else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
