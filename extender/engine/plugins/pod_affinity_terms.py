@@ -57,7 +57,7 @@ class TermError(ValueError):
 class AffinityTerm:
     """A processed ``v1.PodAffinityTerm`` (upstream ``fwk.AffinityTerm``)."""
 
-    __slots__ = ("namespace_selector", "namespaces", "selector", "topology_key")
+    __slots__ = ("_hash", "namespace_selector", "namespaces", "selector", "topology_key")
 
     def __init__(self, namespaces: frozenset[str], selector: LabelSelector, topology_key: str,
                  namespace_selector: LabelSelector) -> None:
@@ -65,6 +65,24 @@ class AffinityTerm:
         self.selector = selector
         self.topology_key = topology_key
         self.namespace_selector = namespace_selector
+        # Terms compare by content, so that the identical terms of a workload's replicas can be grouped.
+        self._hash = hash((type(self), namespaces, selector, topology_key, namespace_selector))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (type(self), self.namespaces, self.selector, self.topology_key, self.namespace_selector)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AffinityTerm):
+            return NotImplemented
+        return self is other or (self._hash == other._hash and self._key() == other._key())
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def listed_namespaces_only(self) -> bool:
+        """True when only :attr:`namespaces` can match (no namespace selector, or one already resolved)."""
+        return self.namespace_selector.matches_nothing
 
     def matches(self, namespace: str, labels: Labels, ns_labels: Labels | None) -> bool:
         """Whether a pod (its namespace and labels) matches: namespace listed or selected, then labels.
@@ -81,10 +99,10 @@ class AffinityTerm:
 
         A non-empty namespace selector is replaced by the names of the Namespace objects it selects
         (added to the listed namespaces) and then by Nothing. An empty selector ({} = every namespace) is
-        kept as is. Note that upstream's "nothing" selector (a nil namespaceSelector) is not Empty() either:
-        it selects no Namespace, which leaves the term unchanged in effect.
+        kept as is. Upstream's "nothing" selector (a nil namespaceSelector) is not Empty() either, but it
+        selects no Namespace, which leaves the term unchanged: we return it as is.
         """
-        if self.namespace_selector.empty:
+        if self.namespace_selector.empty or self.namespace_selector.matches_nothing:
             return self
         selected = set(self.namespaces)
         for ns in namespaces:
@@ -107,6 +125,10 @@ class WeightedAffinityTerm(AffinityTerm):
                  namespace_selector: LabelSelector, weight: int) -> None:
         super().__init__(namespaces, selector, topology_key, namespace_selector)
         self.weight = weight
+        self._hash = hash((self._hash, weight))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (*AffinityTerm._key(self), self.weight)
 
     def with_namespaces_resolved(self, namespaces: Iterable[Mapping[str, Any]]) -> WeightedAffinityTerm:
         """As :meth:`AffinityTerm.with_namespaces_resolved`, keeping the weight."""

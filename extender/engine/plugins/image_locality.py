@@ -1,0 +1,104 @@
+"""ImageLocality: favours nodes that already hold the pod's container images (upstream plugins/imagelocality).
+
+Each image the pod uses (init containers, containers and image volumes, every occurrence counted) that the
+node holds contributes its size scaled by the fraction of all nodes holding it, so that an image present
+everywhere does not pull every pod to the same nodes. The sum is clamped to [23MiB, 1000MiB × containers] and
+mapped linearly onto 0..100. There is no normalisation step.
+
+Image sizes are the node's own (``status.images``; when a name is listed twice on one node the last entry
+wins), as upstream's snapshot builder (backend/cache/snapshot.go getNodeImageStates) reads them. The node
+counts come from :meth:`Snapshot.image_node_counts` and the total is every node of the snapshot, not only the
+feasible ones (image_locality.go Score lists all NodeInfos).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import NodeRecord, PodRecord
+from extender.engine.framework import MAX_NODE_SCORE, CycleState, ScorePlugin, Status, go_div
+from extender.engine.registry import register
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+_STATE_KEY = "PreScoreImageLocality"
+_MEMO_SIZES = "ImageLocality/sizes"
+
+
+def normalized_image_name(name: str) -> str:
+    """normalizedImageName: add ":latest" when the reference has no tag after its last "/"."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def _pod_images(pod: PodRecord) -> tuple[tuple[str, ...], int]:
+    """The normalised image names the pod uses, in upstream's order, and its number of containers."""
+    spec = pod.spec
+    init = [c for c in spec.get("initContainers") or [] if isinstance(c, Mapping)]
+    containers = [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
+    images = [normalized_image_name(str(c.get("image") or "")) for c in init]
+    images += [normalized_image_name(str(c.get("image") or "")) for c in containers]
+    for volume in spec.get("volumes") or []:
+        image = volume.get("image") if isinstance(volume, Mapping) else None
+        if image is not None:
+            images.append(normalized_image_name(str((image or {}).get("reference") or "")))
+    return tuple(images), len(init) + len(containers)
+
+
+def _node_sizes(record: NodeRecord) -> dict[str, int]:
+    """image name -> size on this node, derived once per node record."""
+    sizes: dict[str, int] | None = record.memo.get(_MEMO_SIZES)
+    if sizes is None:
+        sizes = {}
+        for names, size in record.images:
+            for image in names:
+                sizes[image] = size
+        record.memo[_MEMO_SIZES] = sizes
+    return sizes
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """calculatePriority: clamp the summed image scores and map them onto 0..MAX_NODE_SCORE."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+@register
+class ImageLocality(ScorePlugin):
+    """Score nodes by the (spread-scaled) size of the pod's images they already hold."""
+
+    name = "ImageLocality"
+
+    def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        # Upstream has no PreScore: this only parses the pod once for all nodes (it never skips).
+        images, num_containers = _pod_images(pod)
+        counts = state.snapshot.image_node_counts()
+        state.data[_STATE_KEY] = (images, num_containers, counts, len(state.snapshot.node_list))
+        return None
+
+    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+        pre: tuple[tuple[str, ...], int, Mapping[str, int], int] | None = state.data.get(_STATE_KEY)
+        if pre is None:
+            self.pre_score(state, pod, [node])
+            pre = state.data[_STATE_KEY]
+        images, num_containers, counts, total = pre
+        record = node.node
+        assert record is not None
+        sizes = _node_sizes(record)
+        total_score = 0
+        for image in images:
+            size = sizes.get(image)
+            if size is not None:
+                # scaledImageScore: int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))
+                spread = counts.get(image, 0) / total if total else 0.0
+                total_score += int(float(size) * spread)
+        return calculate_priority(total_score, num_containers)
+

@@ -1,0 +1,501 @@
+"""InterPodAffinity: required pod affinity / anti-affinity filter nodes (both the incoming pod's rules and
+the required anti-affinity of the pods already there); preferred terms, and existing pods' required
+affinity weighted by ``hardPodAffinityWeight``, score them (upstream plugins/interpodaffinity).
+
+Upstream (k8s.io/kubernetes v1.36.3, pkg/scheduler/framework/plugins/interpodaffinity):
+
+* ``filtering.go`` PreFilter (:274): counts per topology pair (key, value) of (1) existing pods whose
+  required anti-affinity terms match the incoming pod, over the snapshot's nodes with such pods
+  (getExistingAntiAffinityCounts, :204); (2) existing pods matching ALL the incoming pod's required
+  affinity terms, one count per term whose topology key the pod's node carries; (3) existing pods
+  matching each required anti-affinity term of the incoming pod, over every node of the snapshot
+  (getIncomingAffinityAntiAffinityCounts, :234). Skip when (1) is empty and the pod has no required
+  terms (:303). A pod whose terms cannot be parsed is UnschedulableAndUnresolvable "parsing pod: ..." (:284),
+  upstream's list label ("requiredAffinityTerms: ") followed by our selector error, which names the field.
+* Filter (:412) checks, in this order: affinity (UnschedulableAndUnresolvable; a node lacking any term's
+  topology key fails at once; with no matching pod anywhere, i.e. empty counts, a pod matching its own
+  terms may start the group, :402), the pod's anti-affinity (Unschedulable), the existing pods'
+  anti-affinity over every label of the node (Unschedulable).
+* ``scoring.go`` PreScore (:128): Skip when ``ignorePreferredTermsOfExistingPods`` and the pod has no
+  preferred terms; walks every pod of every node when the pod has preferred terms, else only the pods
+  with affinity; processExistingPod (:81) adds ± weight per matching term at the existing pod's
+  topology value; Skip when nothing was added anywhere (:211). Score (:240) sums the entries for the
+  node's labels; NormalizeScore (:258) is a min-max in float64, truncated.
+* Terminating pods count like any other pod: upstream does not look at deletionTimestamp here.
+* The incoming pod's namespaceSelector is resolved against the Namespace objects of the snapshot
+  (mergeAffinityTermNamespacesIfNotEmpty, plugin.go:144); existing pods' namespace selectors are matched
+  against the labels of the incoming pod's Namespace, empty when it is unknown (plugin.go:161).
+* Preemption's AddPod/RemovePod extensions are not ported: the extender never evaluates nominated pods.
+
+Cost: parsed terms of every pod are cached in ``PodRecord.memo`` (see pod_affinity_terms), and the counting
+itself reads a :class:`ClusterIndex` of the snapshot kept up to date across requests per node generation, so a
+request matches each distinct pod label set and each distinct existing term once instead of walking every pod.
+The counts a request derives are ``{topology key: {value: count}}`` of positive counts only, so "present"
+means "positive" as upstream's ``> 0`` checks require.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
+from extender.engine.framework import (
+    MAX_NODE_SCORE,
+    SKIP,
+    Code,
+    CycleState,
+    FilterPlugin,
+    PluginError,
+    ScorePlugin,
+    Status,
+    unresolvable,
+    unschedulable,
+)
+from extender.engine.plugins.pod_affinity_terms import (
+    AffinityTerm,
+    WeightedAffinityTerm,
+    namespace_labels,
+    pod_affinity_terms,
+)
+from extender.engine.profile import ProfileError
+from extender.engine.registry import register
+
+ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+
+PREFILTER_KEY: Final = "PreFilterInterPodAffinity"
+PRESCORE_KEY: Final = "PreScoreInterPodAffinity"
+_INDEX_SYNCED: Final = "InterPodAffinity/index-synced"
+
+DEFAULT_HARD_POD_AFFINITY_WEIGHT: Final = 1
+_MIN_HARD_WEIGHT, _MAX_HARD_WEIGHT = 0, 100
+_ARG_KEYS: Final = frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods", "apiVersion", "kind"})
+
+# Statuses are immutable in practice (the runtime copies them to attach the plugin name): share them.
+_AFFINITY_MISMATCH: Final = unresolvable(ERR_REASON_AFFINITY)
+_ANTI_AFFINITY_MISMATCH: Final = unschedulable(ERR_REASON_ANTI_AFFINITY)
+_EXISTING_ANTI_AFFINITY_MISMATCH: Final = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY)
+
+#: topology key -> topology value -> count (every stored count is positive).
+Counts = dict[str, dict[str, int]]
+#: topology key -> topology value -> score.
+TopologyScores = dict[str, dict[str, int]]
+_NO_VALUES: Final[Mapping[str, int]] = {}
+
+
+def _int32(value: int) -> int:
+    """Wrap to Go's int32, as ``weight * multiplier`` is computed upstream before widening to int64."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _add(counts: Counts, key: str, value: str, delta: int) -> None:
+    by_value = counts.get(key)
+    if by_value is None:
+        counts[key] = {value: delta}
+    else:
+        by_value[value] = by_value.get(value, 0) + delta
+
+
+def _pod_matches_all(terms: Sequence[AffinityTerm], pod: PodRecord) -> bool:
+    """podMatchesAllAffinityTerms: false for no terms; namespace selectors were resolved beforehand."""
+    return bool(terms) and _all_match(terms, pod.namespace, pod.labels)
+
+
+# ---- the cluster index ---------------------------------------------------------------------------------------------
+#
+# Upstream walks every pod of every node in each PreFilter/PreScore (in parallel goroutines). Here the same counts
+# come from an index of the snapshot kept across requests and updated per node by NodeInfo.generation (which changes
+# on any change of a node or its pods): pods are grouped by (namespace, labels), which the replicas of a workload
+# share, and existing pods' terms by content with the topology values of their nodes. A request then matches each
+# distinct label set or term once and adds up counts; the result is exactly upstream's sums.
+
+#: A pod's namespace and its labels as a sorted tuple: what a term's match depends on.
+PodSignature = tuple[str, tuple[tuple[str, str], ...]]
+_SIGNATURE_MEMO: Final = "InterPodAffinity/signature"
+# Kinds of an existing pod's scoring terms.
+_REQUIRED_AFFINITY, _PREFERRED_AFFINITY, _PREFERRED_ANTI_AFFINITY = 0, 1, 2
+
+
+def _signature(pod: PodRecord) -> PodSignature:
+    sig: PodSignature | None = pod.memo.get(_SIGNATURE_MEMO)
+    if sig is None:
+        sig = pod.memo[_SIGNATURE_MEMO] = (pod.namespace, tuple(sorted(pod.labels.items())))
+    return sig
+
+
+def _bump(counter: dict[Any, int], key: Any, delta: int) -> None:
+    count = counter.get(key, 0) + delta
+    if count:
+        counter[key] = count
+    else:
+        del counter[key]
+
+
+class _NodeEntry:
+    """One node's contribution to the index, as of one NodeInfo generation."""
+
+    __slots__ = ("anti_terms", "generation", "labels", "pods", "score_terms")
+
+    def __init__(self, info: NodeInfo) -> None:
+        node = info.node
+        assert node is not None
+        labels = node.labels
+        self.generation = info.generation
+        self.labels: Mapping[str, str] = labels
+        self.pods: dict[PodSignature, int] = {}
+        for pod in info.pods:
+            sig = _signature(pod)
+            self.pods[sig] = self.pods.get(sig, 0) + 1
+        # Terms whose topology key the node lacks never count (upstream checks the node's label when counting).
+        self.anti_terms: dict[tuple[AffinityTerm, str], int] = {}
+        for pod in info.pods_with_required_anti_affinity:
+            for term in pod_affinity_terms(pod).required_anti_affinity:
+                value = labels.get(term.topology_key)
+                if value is not None:
+                    key = (term, value)
+                    self.anti_terms[key] = self.anti_terms.get(key, 0) + 1
+        self.score_terms: dict[tuple[int, AffinityTerm, str], int] = {}
+        for pod in info.pods_with_affinity:
+            terms = pod_affinity_terms(pod)
+            for kind, group in ((_REQUIRED_AFFINITY, terms.required_affinity),
+                                (_PREFERRED_AFFINITY, terms.preferred_affinity),
+                                (_PREFERRED_ANTI_AFFINITY, terms.preferred_anti_affinity)):
+                for term in group:
+                    value = labels.get(term.topology_key)
+                    if value is not None:
+                        skey = (kind, term, value)
+                        self.score_terms[skey] = self.score_terms.get(skey, 0) + 1
+
+
+class ClusterIndex:
+    """The snapshot's pods and existing pods' terms, aggregated for counting (see the comment above)."""
+
+    __slots__ = ("anti_terms", "nodes", "pods", "score_terms")
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, _NodeEntry] = {}
+        # namespace -> sorted labels -> (labels, node name -> number of such pods on it)
+        self.pods: dict[str, dict[tuple[tuple[str, str], ...], tuple[Mapping[str, str], dict[str, int]]]] = {}
+        # existing required anti-affinity term -> topology value -> count
+        self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}
+        # (kind, existing scoring term) -> topology value -> count
+        self.score_terms: dict[tuple[int, AffinityTerm], dict[str, int]] = {}
+
+    def sync(self, nodes: Sequence[NodeInfo]) -> None:
+        """Bring the index to these nodes (a snapshot's whole node list): only changed nodes are redone."""
+        entries = self.nodes
+        for info in nodes:
+            entry = entries.get(info.name)
+            if entry is None or entry.generation != info.generation:
+                if entry is not None:
+                    self._apply(info.name, entry, -1)
+                entry = entries[info.name] = _NodeEntry(info)
+                self._apply(info.name, entry, 1)
+        if len(entries) > len(nodes):
+            present = {info.name for info in nodes}
+            for name in [n for n in entries if n not in present]:
+                self._apply(name, entries.pop(name), -1)
+
+    def _apply(self, name: str, entry: _NodeEntry, sign: int) -> None:
+        for (namespace, sorted_labels), count in entry.pods.items():
+            by_labels = self.pods.setdefault(namespace, {})
+            group = by_labels.get(sorted_labels)
+            if group is None:
+                group = by_labels[sorted_labels] = (dict(sorted_labels), {})
+            _bump(group[1], name, sign * count)
+            if not group[1]:
+                del by_labels[sorted_labels]
+                if not by_labels:
+                    del self.pods[namespace]
+        for (term, value), count in entry.anti_terms.items():
+            by_value = self.anti_terms.setdefault(term, {})
+            _bump(by_value, value, sign * count)
+            if not by_value:
+                del self.anti_terms[term]
+        for (kind, term, value), count in entry.score_terms.items():
+            by_value = self.score_terms.setdefault((kind, term), {})
+            _bump(by_value, value, sign * count)
+            if not by_value:
+                del self.score_terms[(kind, term)]
+
+    def _pod_groups(self, terms: Sequence[AffinityTerm]) -> Iterable[tuple[str, Mapping[str, str], dict[str, int]]]:
+        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace."""
+        namespaces: frozenset[str] | None = None  # None: no restriction
+        for term in terms:
+            if term.listed_namespaces_only:
+                namespaces = term.namespaces if namespaces is None else namespaces & term.namespaces
+        if namespaces is None:
+            buckets: Iterable[tuple[str, Any]] = self.pods.items()
+        else:
+            buckets = ((ns, self.pods[ns]) for ns in namespaces if ns in self.pods)
+        for namespace, by_labels in buckets:
+            for labels, on_nodes in by_labels.values():
+                yield namespace, labels, on_nodes
+
+    def existing_anti_affinity_counts(self, pod: PodRecord, ns_labels: Mapping[str, str] | None) -> Counts:
+        """getExistingAntiAffinityCounts: per topology pair, existing required anti-affinity terms matching the pod."""
+        counts: Counts = {}
+        namespace, labels = pod.namespace, pod.labels
+        for term, by_value in self.anti_terms.items():
+            if term.matches(namespace, labels, ns_labels):
+                for value, count in by_value.items():
+                    _add(counts, term.topology_key, value, count)
+        return counts
+
+    def incoming_affinity_counts(self, affinity_terms: Sequence[AffinityTerm],
+                                 anti_affinity_terms: Sequence[AffinityTerm]) -> tuple[Counts, Counts]:
+        """getIncomingAffinityAntiAffinityCounts: existing pods matching all the incoming pod's affinity terms
+        (one count per term whose topology key their node has), and those matching each anti-affinity term.
+
+        The terms are the incoming pod's, with namespace selectors resolved.
+        """
+        affinity: Counts = {}
+        anti: Counts = {}
+        nodes = self.nodes
+        if affinity_terms:
+            for namespace, labels, on_nodes in self._pod_groups(affinity_terms):
+                if _all_match(affinity_terms, namespace, labels):
+                    for name, count in on_nodes.items():
+                        node_labels = nodes[name].labels
+                        for term in affinity_terms:
+                            value = node_labels.get(term.topology_key)
+                            if value is not None:
+                                _add(affinity, term.topology_key, value, count)
+        for term in anti_affinity_terms:
+            for namespace, labels, on_nodes in self._pod_groups((term,)):
+                if term.matches(namespace, labels, None):
+                    for name, count in on_nodes.items():
+                        value = nodes[name].labels.get(term.topology_key)
+                        if value is not None:
+                            _add(anti, term.topology_key, value, count)
+        return affinity, anti
+
+    def topology_scores(self, pod: PodRecord, ns_labels: Mapping[str, str] | None,
+                        preferred: Sequence[WeightedAffinityTerm], preferred_anti: Sequence[WeightedAffinityTerm],
+                        hard_weight: int) -> tuple[TopologyScores, bool]:
+        """PreScore's sums of processExistingPod over every existing pod, and whether any term counted at all
+        (upstream's Skip when no node produced an entry)."""
+        scores: TopologyScores = {}
+        touched = False
+        nodes = self.nodes
+        # The incoming pod's preferred terms against existing pods (namespace selectors resolved).
+        for terms, sign in ((preferred, 1), (preferred_anti, -1)):
+            for term in terms:
+                weight = _int32(sign * term.weight)
+                for namespace, labels, on_nodes in self._pod_groups((term,)):
+                    if term.matches(namespace, labels, None):
+                        for name, count in on_nodes.items():
+                            value = nodes[name].labels.get(term.topology_key)
+                            if value is not None:
+                                _add(scores, term.topology_key, value, weight * count)
+                                touched = True
+        # The existing pods' terms against the incoming pod (with its namespace's labels).
+        namespace, labels = pod.namespace, pod.labels
+        for (kind, existing_term), by_value in self.score_terms.items():
+            if kind == _REQUIRED_AFFINITY:
+                if hard_weight <= 0:
+                    continue
+                weight = hard_weight
+            else:
+                assert isinstance(existing_term, WeightedAffinityTerm)
+                weight = _int32(existing_term.weight if kind == _PREFERRED_AFFINITY else -existing_term.weight)
+            if existing_term.matches(namespace, labels, ns_labels):
+                for value, count in by_value.items():
+                    _add(scores, existing_term.topology_key, value, weight * count)
+                    touched = True
+        return scores, touched
+
+
+def _all_match(terms: Sequence[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
+    for term in terms:  # noqa: SIM110 - hot path
+        if not term.matches(namespace, labels, None):
+            return False
+    return True
+
+
+class _PreFilterState:
+    """What Filter reads (upstream preFilterState)."""
+
+    __slots__ = ("affinity_counts", "affinity_terms", "anti_affinity_counts", "anti_affinity_terms",
+                 "existing_anti_affinity_counts", "matches_own_affinity")
+
+    def __init__(self, affinity_terms: tuple[AffinityTerm, ...], anti_affinity_terms: tuple[AffinityTerm, ...],
+                 existing: Counts, affinity: Counts, anti: Counts, matches_own_affinity: bool) -> None:
+        self.affinity_terms = affinity_terms
+        self.anti_affinity_terms = anti_affinity_terms
+        self.existing_anti_affinity_counts = existing
+        self.affinity_counts = affinity
+        self.anti_affinity_counts = anti
+        self.matches_own_affinity = matches_own_affinity
+
+
+class _PreScoreState:
+    """What Score and NormalizeScore read (upstream preScoreState)."""
+
+    __slots__ = ("topology_scores",)
+
+    def __init__(self, topology_scores: TopologyScores) -> None:
+        self.topology_scores = topology_scores
+
+
+def _resolve(terms: Sequence[AffinityTerm], namespaces: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
+    return tuple(t.with_namespaces_resolved(namespaces) for t in terms)
+
+
+def _resolve_weighted(terms: Sequence[WeightedAffinityTerm],
+                      namespaces: Sequence[Mapping[str, Any]]) -> tuple[WeightedAffinityTerm, ...]:
+    return tuple(t.with_namespaces_resolved(namespaces) for t in terms)
+
+
+def _has_preferred(affinity: Any, kind: str) -> bool:
+    part = affinity.get(kind) if isinstance(affinity, Mapping) else None
+    return isinstance(part, Mapping) and bool(part.get("preferredDuringSchedulingIgnoredDuringExecution"))
+
+
+@register
+class InterPodAffinity(FilterPlugin, ScorePlugin):
+    """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
+
+    name = "InterPodAffinity"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        super().__init__(args)
+        path = "InterPodAffinity args"
+        unknown = sorted(set(self.args) - _ARG_KEYS)
+        if unknown:
+            raise ProfileError(f"{path}: unknown field(s) {', '.join(unknown)}")
+        weight = self.args.get("hardPodAffinityWeight")
+        if weight is None:
+            weight = DEFAULT_HARD_POD_AFFINITY_WEIGHT  # SetDefaults_InterPodAffinityArgs
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            raise ProfileError(f"{path}.hardPodAffinityWeight: expected an integer")
+        if not _MIN_HARD_WEIGHT <= weight <= _MAX_HARD_WEIGHT:
+            # ValidateInterPodAffinityArgs: field.Invalid(path, w, "not in valid range [0, 100]").
+            raise ProfileError(f"{path}.hardPodAffinityWeight: Invalid value: {weight}: not in valid range "
+                               f"[{_MIN_HARD_WEIGHT}, {_MAX_HARD_WEIGHT}]")
+        ignore = self.args.get("ignorePreferredTermsOfExistingPods", False)
+        if ignore is None:
+            ignore = False
+        if not isinstance(ignore, bool):
+            raise ProfileError(f"{path}.ignorePreferredTermsOfExistingPods: expected a boolean")
+        self.hard_pod_affinity_weight: int = weight
+        self.ignore_preferred_terms_of_existing_pods: bool = ignore
+        self.index = ClusterIndex()
+
+    def _index(self, state: CycleState) -> ClusterIndex:
+        """The index brought up to this request's snapshot (once per request)."""
+        if not state.data.get(_INDEX_SYNCED):
+            self.index.sync(state.snapshot.node_list)
+            state.data[_INDEX_SYNCED] = True
+        return self.index
+
+    # ---- filtering -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        snapshot = state.snapshot
+        terms = pod_affinity_terms(pod)
+        if terms.errors:
+            return unresolvable(f"parsing pod: {terms.error_message()}")
+        namespaces = snapshot.kind("Namespace")
+        ns_objects = list(namespaces.values())
+        affinity_terms = _resolve(terms.required_affinity, ns_objects)
+        anti_terms = _resolve(terms.required_anti_affinity, ns_objects)
+        ns_labels = namespace_labels(namespaces, pod.namespace)
+        # Upstream counts over allNodes, every node of the scheduler's snapshot, not just the candidates.
+        index = self._index(state)
+        existing = index.existing_anti_affinity_counts(pod, ns_labels)
+        if not existing and not affinity_terms and not anti_terms:
+            return SKIP
+        affinity, anti = index.incoming_affinity_counts(affinity_terms, anti_terms)
+        state.data[PREFILTER_KEY] = _PreFilterState(
+            affinity_terms, anti_terms, existing, affinity, anti, _pod_matches_all(affinity_terms, pod))
+        return None
+
+    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+        s: _PreFilterState | None = state.data.get(PREFILTER_KEY)
+        if s is None:
+            return Status(Code.ERROR, f'error reading "{PREFILTER_KEY}" from cycleState: not found')
+        record = node.node
+        assert record is not None
+        labels = record.labels
+        # satisfyPodAffinity
+        if s.affinity_terms:
+            counts = s.affinity_counts
+            pods_exist = True
+            for term in s.affinity_terms:
+                value = labels.get(term.topology_key)
+                if value is None:
+                    return _AFFINITY_MISMATCH  # every topology key must exist on the node
+                if value not in counts.get(term.topology_key, _NO_VALUES):
+                    pods_exist = False
+            # The first pod of a group with affinity to itself: allowed when no pod matches anywhere.
+            if not pods_exist and not (not counts and s.matches_own_affinity):
+                return _AFFINITY_MISMATCH
+        # satisfyPodAntiAffinity
+        anti = s.anti_affinity_counts
+        if anti:
+            for term in s.anti_affinity_terms:
+                value = labels.get(term.topology_key)
+                if value is not None and value in anti.get(term.topology_key, _NO_VALUES):
+                    return _ANTI_AFFINITY_MISMATCH
+        # satisfyExistingPodsAntiAffinity: any label of the node naming a counted topology pair. Looking up
+        # the (few) counted keys in the node's labels is the same test as walking every node label.
+        for key, values in s.existing_anti_affinity_counts.items():
+            value = labels.get(key)
+            if value is not None and value in values:
+                return _EXISTING_ANTI_AFFINITY_MISMATCH
+        return None
+
+    # ---- scoring -------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        affinity = pod.spec.get("affinity")
+        has_constraints = _has_preferred(affinity, "podAffinity") or _has_preferred(affinity, "podAntiAffinity")
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return SKIP
+        snapshot = state.snapshot
+        terms = pod_affinity_terms(pod)
+        if terms.errors:
+            return Status(Code.ERROR, f"failed to parse pod: {terms.error_message()}")
+        namespaces = snapshot.kind("Namespace")
+        ns_objects = list(namespaces.values())
+        preferred = _resolve_weighted(terms.preferred_affinity, ns_objects)
+        preferred_anti = _resolve_weighted(terms.preferred_anti_affinity, ns_objects)
+        ns_labels = namespace_labels(namespaces, pod.namespace)
+        # Without preferred terms of its own, the incoming pod only meets the terms of existing pods, which is what
+        # upstream's walk over the pods with affinity amounts to; with them, every pod counts.
+        scores, touched = self._index(state).topology_scores(pod, ns_labels, preferred, preferred_anti,
+                                                             self.hard_pod_affinity_weight)
+        if not touched:
+            return SKIP  # upstream's "index == -1": no node produced any entry
+        state.data[PRESCORE_KEY] = _PreScoreState(scores)
+        return None
+
+    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+        s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
+        if s is None:
+            raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
+        record = node.node
+        assert record is not None
+        labels = record.labels
+        total = 0
+        for key, by_value in s.topology_scores.items():
+            value = labels.get(key)
+            if value is not None:
+                total += by_value.get(value, 0)
+        return total
+
+    def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
+        if s is None:
+            raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
+        if not s.topology_scores or not scores:
+            return
+        low, high = min(scores), max(scores)
+        spread = high - low
+        for i, score in enumerate(scores):
+            # float64 arithmetic, then int64() truncation toward zero, as upstream.
+            scaled = float(MAX_NODE_SCORE) * (float(score - low) / float(spread)) if spread > 0 else 0.0
+            scores[i] = math.trunc(scaled)
