@@ -35,8 +35,12 @@ OBJECT_KINDS = (
     "StorageClass",
     "CSINode",
     "Namespace",
+    "CSIDriver",
+    "CSIStorageCapacity",
+    "VolumeAttachment",
 )
-CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node"})
+CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node", "CSIDriver",
+                            "VolumeAttachment"})
 
 
 class CacheError(ValueError):

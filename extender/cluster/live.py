@@ -11,7 +11,8 @@ from extender.cluster.reflector import Reflector, ReflectorObserver
 from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
-                 "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace")
+                 "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
+                 "CSIStorageCapacity", "VolumeAttachment")
 
 # kube-scheduler's pod informer leaves terminated pods out (pkg/scheduler/scheduler.go newPodInformer).
 POD_PARAMS = {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}

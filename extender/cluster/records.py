@@ -115,7 +115,7 @@ class PodRecord:
         pvc_keys = []
         for i, vol in enumerate(_list(spec.get("volumes"), "spec.volumes")):
             claim = _mapping(vol, f"spec.volumes[{i}]").get("persistentVolumeClaim")
-            if claim:
+            if claim is not None:  # upstream counts `persistentVolumeClaim: {}` too (empty claim name)
                 pvc_keys.append(f"{self.namespace}/{_mapping(claim, f'spec.volumes[{i}]').get('claimName', '')}")
         self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
 

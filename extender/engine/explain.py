@@ -32,13 +32,14 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     else:
         nodes = [snapshot.node_infos[n] for n in node_names if n in snapshot.node_infos]
         unknown = [n for n in node_names if n not in snapshot.node_infos]
-    out = framework.explain(CycleState(snapshot), pod, nodes)
+    state = CycleState(snapshot)
+    out = framework.explain(state, pod, nodes)
     out["error"] = None
     out["profile"] = framework.name
     out["unknown_nodes"] = unknown
     feasible = [name for name, entry in out["nodes"].items() if entry["feasible"]]
     totals = [out["nodes"][name]["total"] for name in feasible]
-    mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping,
+    mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
                             framework.profile.max_score)
     for name, score in zip(feasible, mapped, strict=True):
         out["nodes"][name]["extender_score"] = score

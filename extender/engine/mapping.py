@@ -1,7 +1,9 @@
 """Mapping the engine's weighted totals to the extender's 0..10 answer.
 
 Internally every plugin scores 0..100 (MaxNodeScore) and the profile sums ``score × weight``, so a
-node's total lies in 0..100×W, W being the sum of the score plugins' weights. kube-scheduler then
+node's total lies in 0..100×W, W being the sum of the weights of the score plugins that ran for this
+pod (a plugin whose PreScore skips, e.g. NodeAffinity for a pod without preferences, adds nothing
+upstream and is left out of W, so that skips do not compress every answer). kube-scheduler then
 multiplies our 0..10 answer by the extender's weight and by 10 (MaxNodeScore / MaxExtenderPriority).
 
 - ``absolute`` (default): the weighted mean ``total / W`` (0..100) divided by 10 and rounded half up

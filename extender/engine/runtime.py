@@ -68,7 +68,6 @@ class Framework:
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
         self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
-        self.total_weight = sum(w for _, w in self.score_plugins)
         self.timer = timer
 
     def _time(self, plugin: str, point: str, started: float) -> None:
@@ -83,7 +82,7 @@ class Framework:
             try:
                 status = plugin.pre_filter(state, pod, nodes)
             except Exception as err:  # a plugin bug must not take the service down
-                return Status(Code.ERROR, f"running PreFilter plugin {plugin.name!r}: {err}", plugin=plugin.name)
+                return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}', plugin=plugin.name)
             finally:
                 self._time(plugin.name, "PreFilter", started)
             if status is None:
@@ -91,6 +90,9 @@ class Framework:
             if status.code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
                 continue
+            if status.code == Code.ERROR:
+                return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}',
+                              plugin=plugin.name)
             if status.code != Code.SUCCESS:
                 return status.with_plugin(plugin.name)
         return None
@@ -140,13 +142,12 @@ class Framework:
                     if status is None or status.code == Code.SUCCESS:
                         survivors.append(node)
                     elif status.code == Code.ERROR:
-                        result.error = status.with_plugin(plugin.name)
+                        result.error = filter_error(plugin.name, status.message)
                         return result
                     else:
                         failed[node.name] = status.with_plugin(plugin.name)
             except Exception as err:
-                result.error = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}",
-                                      plugin=plugin.name)
+                result.error = filter_error(plugin.name, str(err))
                 return result
             finally:
                 if timer is not None:
@@ -173,14 +174,13 @@ class Framework:
                     try:
                         verdict = plugin.filter(state, pod, node)
                     except Exception as err:
-                        result.error = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}",
-                                              plugin=plugin.name)
+                        result.error = filter_error(plugin.name, str(err))
                         return survivors
                     if verdict is not None and verdict.code != Code.SUCCESS:
                         status = verdict.with_plugin(plugin.name)
                         break
                 if status is not None and status.code == Code.ERROR:
-                    result.error = status
+                    result.error = filter_error(status.plugin, status.message)
                     return survivors
                 if entry is not None and entry[0] == node.generation:
                     entry[1] = status
@@ -209,7 +209,7 @@ class Framework:
             try:
                 status = plugin.pre_score(state, pod, nodes)
             except Exception as err:
-                raise PluginScoreError(f"running PreScore plugin {plugin.name!r}: {err}") from err
+                raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {err}') from err
             finally:
                 self._time(plugin.name, "PreScore", started)
             if status is not None and status.code == Code.SKIP:
@@ -218,8 +218,9 @@ class Framework:
                     details[plugin.name] = {n.name: PluginScore(skipped=True) for n in nodes}
                 continue
             if status is not None and status.code != Code.SUCCESS:
-                raise PluginScoreError(f"PreScore plugin {plugin.name!r}: {status.message}")
+                raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {status.message}')
             active.append((plugin, weight))
+        state.score_weight = sum(weight for _, weight in active)
         local = [plugin for plugin, _ in active if plugin.node_local] if equivalence is not None else []
         local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) if local else {}
         totals = [0] * len(nodes)
@@ -232,15 +233,15 @@ class Framework:
                 scores = list(raw)
                 plugin.normalize(state, pod, scores)
             except Exception as err:
-                raise PluginScoreError(f"running Score plugin {plugin.name!r}: {err}") from err
+                raise PluginScoreError(f'running Score plugins: plugin "{plugin.name}" failed with: {err}') from err
             finally:
                 self._time(plugin.name, "Score", started)
             top = plugin.max_score
             for i, score in enumerate(scores):
                 if score < MIN_NODE_SCORE or score > top:
                     raise PluginScoreError(
-                        f"plugin {plugin.name!r} returns an invalid score {score}, it should in the range of "
-                        f"[{MIN_NODE_SCORE}, {top}] after normalizing")
+                        f'running Normalize on Score plugins: plugin "{plugin.name}" returns an invalid score '
+                        f"{score}, it should in the range of [{MIN_NODE_SCORE}, {top}] after normalizing")
                 totals[i] += score * weight
             if details is not None:
                 details[plugin.name] = {
@@ -281,8 +282,10 @@ class Framework:
             try:
                 status = plugin.pre_filter(state, pod, nodes)
             except Exception as err:
-                status = Status(Code.ERROR, f"running PreFilter plugin {plugin.name!r}: {err}")
+                status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}')
             code = Code.SUCCESS if status is None else status.code
+            if status is not None and code == Code.ERROR and not status.message.startswith("running PreFilter"):
+                status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}')
             prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
@@ -299,8 +302,10 @@ class Framework:
                 try:
                     status = plugin.filter(state, pod, node)
                 except Exception as err:
-                    status = Status(Code.ERROR, f"running Filter plugin {plugin.name!r}: {err}")
+                    status = Status(Code.ERROR, str(err))
                 code = Code.SUCCESS if status is None else status.code
+                if status is not None and code == Code.ERROR:
+                    status = filter_error(plugin.name, status.message)
                 verdicts[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
                 ok = ok and code == Code.SUCCESS
             out["nodes"][node.name] = {"filters": verdicts, "feasible": ok, "scores": {}, "total": 0}
@@ -319,6 +324,11 @@ class Framework:
                         scored["skipped"] = True
                     entry["scores"][plugin_name] = scored
         return out
+
+
+def filter_error(plugin: str, message: str) -> Status:
+    """An Error from a Filter plugin, worded as upstream's RunFilterPlugins wraps it."""
+    return Status(Code.ERROR, f'running "{plugin}" filter plugin: {message}', plugin=plugin)
 
 
 class PluginScoreError(RuntimeError):

@@ -211,7 +211,7 @@ class Scheduler:
                                      (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
         except PluginScoreError as err:
             raise RequestError(str(err)) from err
-        mapped = map_scores(totals, framework.total_weight, framework.profile.score_mapping,
+        mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
                             framework.profile.max_score)
         by_name = {node.name: mapped[i] for i, node in enumerate(candidates)}
         for name in unknown:

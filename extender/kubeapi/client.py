@@ -38,6 +38,9 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("StorageClass", "/apis/storage.k8s.io/v1/storageclasses", False),
     Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes", False),
     Resource("Namespace", "/api/v1/namespaces", False),
+    Resource("CSIDriver", "/apis/storage.k8s.io/v1/csidrivers", False),
+    Resource("CSIStorageCapacity", "/apis/storage.k8s.io/v1/csistoragecapacities", True),
+    Resource("VolumeAttachment", "/apis/storage.k8s.io/v1/volumeattachments", False),
 )}
 
 

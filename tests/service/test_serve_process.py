@@ -66,7 +66,7 @@ def test_readme_examples(service: str) -> None:
         "Error": "",
     }
     assert post(service, "prioritize").json() == [
-        {"Host": "zone-a-01", "Score": 6}, {"Host": "zone-a-04", "Score": 6}, {"Host": "zone-a-07", "Score": 2}]
+        {"Host": "zone-a-01", "Score": 8}, {"Host": "zone-a-04", "Score": 8}, {"Host": "zone-a-07", "Score": 4}]
     assert post(service, "bind").json() == {"Error": ""}
     assert post(service, "bind").json() == {"Error": "pod shop/web-1 is already bound to node 'zone-a-04'"}
     assert "extender_binds_total" in httpx.get(f"{service}/metrics").text
@@ -83,7 +83,7 @@ def test_explain_cli_table_and_json() -> None:
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     result = json.loads(out)
     assert result["nodes"]["zone-a-01"]["filters"]["NodePorts"]["code"] == "Unschedulable"
-    assert result["nodes"]["zone-b-04"]["extender_score"] == 10
+    assert result["nodes"]["zone-b-04"]["extender_score"] == 8
 
 
 @pytest.mark.parametrize(("args", "message"), [

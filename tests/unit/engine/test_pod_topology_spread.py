@@ -2576,7 +2576,9 @@ def test_invalid_selector_is_an_error_naming_the_field() -> None:
     got = filter_verdicts(NAME, incoming, [node("a", {"zone": "z1"})])
     code, reasons = got["a"]
     assert code == "Error"
-    assert reasons[0].startswith("spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values")
+    # Through the framework, as upstream's RunPreFilterPlugins wraps a plugin's error.
+    assert reasons[0].startswith('running PreFilter plugin "PodTopologySpread": '
+                                 "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values")
     # Only the constraints of the extension point's action are parsed: a bad soft selector does not stop
     # PreFilter (Skip), it fails PreScore.
     soft_only = PodRecord(pod("p", {"foo": ""}, spread=[sc(1, "zone", SOFT, bad)]))
@@ -2591,7 +2593,8 @@ def test_invalid_selector_is_an_error_naming_the_field() -> None:
 def test_wrong_types_are_errors() -> None:
     incoming = pod("p", spread=[{"maxSkew": "1", "topologyKey": "zone", "whenUnsatisfiable": HARD}])
     code, reasons = filter_verdicts(NAME, incoming, [node("a", {"zone": "z1"})])["a"]
-    assert (code, reasons) == ("Error", ["spec.topologySpreadConstraints[0].maxSkew: expected an integer, got str"])
+    assert (code, reasons) == ("Error", ['running PreFilter plugin "PodTopologySpread": '
+                                         "spec.topologySpreadConstraints[0].maxSkew: expected an integer, got str"])
 
 
 def test_missing_prefilter_state_is_an_error() -> None:
