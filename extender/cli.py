@@ -76,7 +76,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
     if live and cluster:
         raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
-    limits = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout}
+    limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
+                              "member_clusters": _member_clusters(args.member_clusters
+                                                                  or _env("EXTENDER_MEMBER_CLUSTERS"))}
     tls = _tls_options(args)
     if live:
         app, described = _live_app(config_path, kubeconfig, args, create_app, Metrics, limits)
@@ -90,6 +92,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     uvicorn.run(app, host=host, port=int(port_text), log_config=None, access_log=False,
                 timeout_graceful_shutdown=args.shutdown_grace, **tls)
     return 0
+
+
+def _member_clusters(path: str | None) -> list[Any]:
+    """Karmada member clusters for the multi-cluster endpoint (none unless a file is given)."""
+    if not path:
+        return []
+    from extender.multicluster.dump import load_clusters
+    from extender.multicluster.model import ModelError
+
+    try:
+        return list(load_clusters(path))
+    except (ModelError, DumpError, ValueError) as err:
+        raise CLIError(f"member clusters: {err}") from err
 
 
 def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -239,6 +254,8 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--in-cluster", action="store_true", help="watch the cluster this pod runs in")
     serve.add_argument("--live", action="store_true",
                        help="watch the cluster of $KUBECONFIG, the in-cluster service account or ~/.kube/config")
+    serve.add_argument("--member-clusters", help="Karmada Cluster objects (file or directory) that "
+                                                 "POST /multicluster/schedule places replicas on by default")
     serve.add_argument("--log-level", help="debug, info, warning or error (EXTENDER_LOG_LEVEL, default info)")
     serve.add_argument("--tls-cert-file", help="serve HTTPS with this certificate (EXTENDER_TLS_CERT_FILE)")
     serve.add_argument("--tls-key-file", help="the certificate's private key (EXTENDER_TLS_KEY_FILE)")
@@ -260,6 +277,10 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--nodes", help="comma-separated node names (default: every node)")
     exp.add_argument("-o", "--output", choices=("table", "json"), default="table")
     exp.set_defaults(func=cmd_explain)
+
+    from extender.multicluster.cli import add_place_command
+
+    add_place_command(sub)
 
     sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump, one by one")
     sim.add_argument("--pods", required=True, help="pods to schedule, in order (YAML/JSON file or directory)")

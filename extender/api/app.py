@@ -17,6 +17,7 @@ from extender.api.metrics import Metrics
 from extender.api.routes import build_router
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
+from extender.multicluster.routes import build_multicluster_router
 
 # () -> (ready, details): details say which source lags when not ready.
 ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
@@ -25,7 +26,8 @@ ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
 def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readiness: ReadinessCheck | None = None,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
                on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
-               on_shutdown: Sequence[Callable[[], Awaitable[None]]] = ()) -> FastAPI:
+               on_shutdown: Sequence[Callable[[], Awaitable[None]]] = (),
+               member_clusters: Sequence[Any] = ()) -> FastAPI:
     """Build the service around a scheduler (engine + cache); hooks start and stop a live source."""
     metrics = metrics or Metrics(scheduler.cache.counts)
 
@@ -64,6 +66,10 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
         return response
 
     app.include_router(build_router(scheduler, metrics, max_body_bytes, read_timeout))
+    clusters = list(member_clusters)
+    app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
+                                                 requests=metrics.multicluster_requests,
+                                                 latency=metrics.multicluster_latency), tags=["multicluster"])
 
     @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
     async def healthz() -> PlainTextResponse:

@@ -51,6 +51,11 @@ class Metrics:
                                       ["kind", "reason"], registry=r)
         self.watch_events = Counter("extender_watch_events", "Watch events applied to the cache, by kind and type",
                                     ["kind", "type"], registry=r)
+        self.multicluster_requests = Counter("extender_multicluster_schedules", "Multi-cluster placements by outcome",
+                                             ["outcome"], registry=r)
+        self.multicluster_latency = Histogram("extender_multicluster_schedule_duration_seconds",
+                                              "Time to answer a multi-cluster placement", buckets=LATENCY_BUCKETS,
+                                              registry=r)
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
 

@@ -1,0 +1,114 @@
+"""``POST /multicluster/schedule``: Karmada placement over HTTP.
+
+Body: ``{"binding": <ResourceBinding>, "policy": <PropagationPolicy or its placement> (optional: else the
+binding's spec.placement), "clusters": [<Cluster>...] (optional: else the provider's clusters)}``.
+Answer (200, also when the workload does not fit): ``{"clusters": [{"name", "replicas"}], "filtered":
+{cluster: [reasons]}, "error": ""}``.  A body that cannot be read gets 400 with the same shape and the
+problem, naming the field, in ``error``; 413 past the size limit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field, ValidationError
+
+from extender.api.http import DEFAULT_MAX_BODY_BYTES, HTTPProblem, JSONResponse, read_json
+from extender.multicluster.model import Cluster, ModelError, parse_binding, parse_cluster, parse_placement_source
+from extender.multicluster.scheduler import schedule
+
+__all__ = ["ScheduleRequest", "ScheduleResponse", "TargetClusterModel", "build_multicluster_router"]
+
+
+class ScheduleRequest(BaseModel):
+    """What to schedule, under which placement, onto which clusters."""
+
+    binding: dict[str, Any] = Field(description="a work.karmada.io/v1alpha2 ResourceBinding")
+    policy: dict[str, Any] | None = Field(
+        default=None, description="a policy.karmada.io/v1alpha1 PropagationPolicy, or just its placement; "
+                                  "default: the binding's spec.placement")
+    clusters: list[dict[str, Any]] | None = Field(
+        default=None, description="cluster.karmada.io/v1alpha1 Cluster objects; default: the service's clusters")
+
+
+class TargetClusterModel(BaseModel):
+    """A target cluster and its replicas (``ResourceBinding.spec.clusters[i]``)."""
+
+    name: str
+    replicas: int
+
+
+class ScheduleResponse(BaseModel):
+    """Where the replicas go, the clusters filtered out with their reasons, and the error (empty on success)."""
+
+    clusters: list[TargetClusterModel]
+    filtered: dict[str, list[str]]
+    error: str
+
+
+def _problem(status: int, message: str) -> Response:
+    return JSONResponse({"clusters": [], "filtered": {}, "error": message}, status_code=status)
+
+
+def _validation_message(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))
+
+
+def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]], *,
+                              max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+                              requests: Any | None = None, latency: Any | None = None) -> APIRouter:
+    """The router serving ``POST /multicluster/schedule``.
+
+    ``clusters_provider`` returns the member clusters used when a request sends none.  Optional
+    Prometheus metrics: ``requests``, a Counter labelled by ``outcome`` (scheduled, unschedulable,
+    bad_request), and ``latency``, an unlabelled Histogram of seconds per request.
+    """
+    router = APIRouter()
+    schema_ref = "#/components/schemas/{model}"
+    body_doc = {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": ScheduleRequest.model_json_schema(ref_template=schema_ref)}}}}
+
+    def count(outcome: str, started: float) -> None:
+        if requests is not None:
+            requests.labels(outcome=outcome).inc()
+        if latency is not None:
+            latency.observe(time.perf_counter() - started)
+
+    async def schedule_route(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            body = await read_json(request, max_body_bytes)
+            parsed = ScheduleRequest.model_validate(body)
+            binding = parse_binding(parsed.binding, path="binding")
+            placement = parse_placement_source(parsed.policy, path="policy") if parsed.policy is not None else None
+            if parsed.clusters is not None:
+                clusters: Sequence[Cluster] = [parse_cluster(c, path=f"clusters[{i}]")
+                                               for i, c in enumerate(parsed.clusters)]
+            else:
+                clusters = clusters_provider()
+        except HTTPProblem as err:
+            count("bad_request", started)
+            return _problem(err.status, err.message)
+        except ValidationError as err:
+            count("bad_request", started)
+            return _problem(400, _validation_message(err))
+        except ModelError as err:
+            count("bad_request", started)
+            return _problem(400, str(err))
+        result = schedule(clusters, binding, placement)
+        count("scheduled" if result.ok else "unschedulable", started)
+        return JSONResponse(result.as_dict())
+
+    router.add_api_route(
+        "/multicluster/schedule", schedule_route, methods=["POST"],
+        summary="Place a Karmada ResourceBinding's replicas on member clusters",
+        responses={200: {"model": ScheduleResponse}, 400: {"model": ScheduleResponse}},
+        openapi_extra=body_doc, tags=["multicluster"],
+    )
+    return router
