@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord
+from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
 from extender.cluster.snapshot import Snapshot
 
 # Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
@@ -113,7 +113,7 @@ class ClusterCache:
     # ---- pods ----------------------------------------------------------------------------------
     def upsert_pod(self, raw: Mapping[str, Any]) -> PodRecord:
         """Add or replace a pod as reported by the source (confirms an assumed pod)."""
-        record = PodRecord(raw)
+        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw)
         state = self._pods.get(record.cache_key)
         if state is not None:
             self._unaccount(state.pod)
@@ -179,8 +179,8 @@ class ClusterCache:
         if pod.cache_key in self._pods:
             placed = self._pods[pod.cache_key].pod
             raise CacheError(f"pod {pod.key} is already bound to node {placed.node_name!r}")
-        raw = dict(pod.raw)
-        raw["spec"] = {**(pod.raw.get("spec") or {}), "nodeName": node_name}
+        raw = slim_pod(pod.raw)
+        raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
         assumed = PodRecord(raw)
         self._pending.pop(pod.cache_key, None)
         self._account(assumed)

@@ -46,7 +46,71 @@ def _labels(obj: Any, path: str) -> dict[str, str]:
     for key, val in labels.items():
         if not isinstance(val, str):
             raise RecordError(f"{path}.{key}: label values must be strings")
-    return dict(labels)
+    # Shared with the raw object, not copied: neither is ever mutated, and 150k pods' labels add up.
+    return labels if isinstance(labels, dict) else dict(labels)
+
+
+# What the scheduler reads of pods it holds (assigned, assumed, pending); everything else is dropped when a
+# pod enters the cache, so that 150k pods fit in far less memory. Incoming pods are never trimmed.
+_KEPT_METADATA = ("name", "namespace", "uid", "labels", "ownerReferences", "deletionTimestamp", "resourceVersion",
+                  "creationTimestamp")
+_KEPT_SPEC = ("nodeName", "affinity", "priority", "priorityClassName", "preemptionPolicy", "schedulerName",
+              "tolerations", "topologySpreadConstraints", "nodeSelector", "overhead", "resources", "hostNetwork")
+_KEPT_CONTAINER = ("name", "image", "resources", "ports", "restartPolicy")
+_KEPT_STATUS_CONTAINER = ("name", "allocatedResources", "resources")
+# Volume sources no plugin reads (they never limit placement); PVCs, ephemeral and disk volumes are kept.
+_UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
+
+
+def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a pod keeping only what the scheduler reads (see the _KEPT_* lists above).
+
+    Malformed parts are kept as they are, so that building the record still reports them.
+    """
+    meta = raw.get("metadata")
+    spec = raw.get("spec")
+    status = raw.get("status")
+    out: dict[str, Any] = {"kind": "Pod"}
+    if isinstance(meta, Mapping):
+        out["metadata"] = {k: meta[k] for k in _KEPT_METADATA if k in meta}
+    elif meta is not None:
+        out["metadata"] = meta
+    if isinstance(spec, Mapping):
+        slim_spec = {k: spec[k] for k in _KEPT_SPEC if k in spec}
+        for field in ("containers", "initContainers"):
+            containers = spec.get(field)
+            if isinstance(containers, list):
+                slim_spec[field] = [{k: c[k] for k in _KEPT_CONTAINER if k in c} if isinstance(c, Mapping) else c
+                                    for c in containers]
+            elif containers is not None:
+                slim_spec[field] = containers
+        volumes = spec.get("volumes")
+        if isinstance(volumes, list):
+            slim_spec["volumes"] = [v for v in volumes if not (isinstance(v, Mapping) and _UNREAD_VOLUMES & v.keys())]
+        elif volumes is not None:
+            slim_spec["volumes"] = volumes
+        out["spec"] = slim_spec
+    elif spec is not None:
+        out["spec"] = spec
+    if isinstance(status, Mapping):
+        slim_status: dict[str, Any] = {k: status[k] for k in ("phase", "startTime") if k in status}
+        for field in ("containerStatuses", "initContainerStatuses"):
+            entries = status.get(field)
+            if isinstance(entries, list):
+                slim_status[field] = [{k: c[k] for k in _KEPT_STATUS_CONTAINER if k in c} if isinstance(c, Mapping)
+                                      else c for c in entries]
+            elif entries is not None:
+                slim_status[field] = entries
+        conditions = status.get("conditions")
+        if isinstance(conditions, list):
+            slim_status["conditions"] = [c for c in conditions if isinstance(c, Mapping)
+                                         and c.get("type") == "PodResizePending"]
+        elif conditions is not None:
+            slim_status["conditions"] = conditions
+        out["status"] = slim_status
+    elif status is not None:
+        out["status"] = status
+    return out
 
 
 class PodRecord:
