@@ -43,9 +43,10 @@ def make_node(i: int, rng: random.Random) -> dict[str, Any]:
         "spec": {"podCIDR": f"10.{i // 256}.{i % 256}.0/24", "providerID": f"bench://{name}", "taints": taints},
         "status": {
             "capacity": {**alloc, "cpu": str(cpu), "memory": f"{mem}Gi"}, "allocatable": alloc,
-            "conditions": [{"type": t, "status": s, "reason": f"Kubelet{t}", "lastHeartbeatTime": "2026-11-22T00:00:00Z"}
-                           for t, s in (("Ready", "True"), ("MemoryPressure", "False"), ("DiskPressure", "False"),
-                                        ("PIDPressure", "False"))],
+            "conditions": [{"type": t, "status": s, "reason": f"Kubelet{t}",
+                            "lastHeartbeatTime": "2026-11-22T00:00:00Z"}
+                           for t, s in (("Ready", "True"), ("MemoryPressure", "False"),
+                                        ("DiskPressure", "False"), ("PIDPressure", "False"))],
             "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 256}.{i % 256}"},
                           {"type": "Hostname", "address": name}],
             "nodeInfo": {"kubeletVersion": "v1.36.3", "containerRuntimeVersion": "containerd://2.1.0",

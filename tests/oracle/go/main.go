@@ -26,6 +26,7 @@ import (
 )
 
 var validateMode = flag.Bool("validate", false, "check that the scenarios' objects are valid and already defaulted, instead of scheduling")
+var benchRuns = flag.Int("bench", 0, "time this many full scheduling cycles per scenario through the framework runtime, instead of reporting verdicts")
 
 func main() {
 	flag.Parse()
@@ -43,6 +44,8 @@ func main() {
 			var res any
 			if *validateMode {
 				res = validateLine(line)
+			} else if *benchRuns > 0 {
+				res = benchLine(line, *benchRuns)
 			} else {
 				res = runLine(line)
 			}
@@ -81,6 +84,20 @@ func runLine(line []byte) (res *Result) {
 	res, err := Run(&sc)
 	if err != nil {
 		return errorResult(sc.ID, err)
+	}
+	return res
+}
+
+func benchLine(line []byte, runs int) *BenchResult {
+	var sc Scenario
+	if err := json.Unmarshal(line, &sc); err != nil {
+		msg := fmt.Sprintf("decoding scenario: %v", err)
+		return &BenchResult{Error: &msg}
+	}
+	res, err := Bench(&sc, runs)
+	if err != nil {
+		msg := err.Error()
+		return &BenchResult{ID: sc.ID, Error: &msg}
 	}
 	return res
 }

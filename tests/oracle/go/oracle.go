@@ -41,16 +41,40 @@ var objectDecoder = serializer.NewCodecFactory(clientgoscheme.Scheme, serializer
 
 // Run evaluates one scenario.
 func Run(sc *Scenario) (*Result, error) {
+	env, err := build(sc, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer env.close()
+	res := runCycle(env.ctx, env.fw.ListPlugins(), env.instances, env.pod, env.nodeInfos)
+	res.ID = sc.ID
+	return res, nil
+}
+
+// env is a framework built for one scenario, ready to run cycles.
+type env struct {
+	ctx       context.Context
+	fw        framework.Framework
+	instances map[string]fwk.Plugin
+	pod       *v1.Pod
+	nodeInfos []fwk.NodeInfo
+	close     func()
+}
+
+// build decodes a scenario and builds the framework runtime over a snapshot of it, with the given
+// parallelism (1 for verdicts, kube-scheduler's default 16 for timing).
+func build(sc *Scenario, parallelism int) (*env, error) {
 	metrics.Register() // the framework's instrumentation needs it (idempotent)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 
 	objs, nodes, assigned, pod, err := decodeObjects(sc)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	profile, err := loadProfile(sc.Profile)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 
@@ -60,6 +84,7 @@ func Run(sc *Scenario) (*Result, error) {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	draManager, err := newDRAManager(ctx, client, factory)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
@@ -86,15 +111,17 @@ func Run(sc *Scenario) (*Result, error) {
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)),
-		frameworkruntime.WithParallelism(1),
+		frameworkruntime.WithParallelism(parallelism),
 	)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("building framework: %w", err)
 	}
-	defer func() { _ = fw.Close() }()
 	factory.Start(ctx.Done())
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
+			_ = fw.Close()
+			cancel()
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
@@ -103,13 +130,14 @@ func Run(sc *Scenario) (*Result, error) {
 	for _, n := range nodes {
 		ni, err := snapshot.NodeInfos().Get(n.Name)
 		if err != nil {
+			_ = fw.Close()
+			cancel()
 			return nil, err
 		}
 		nodeInfos = append(nodeInfos, ni)
 	}
-	res := runCycle(ctx, fw.ListPlugins(), instances, pod, nodeInfos)
-	res.ID = sc.ID
-	return res, nil
+	return &env{ctx: ctx, fw: fw, instances: instances, pod: pod, nodeInfos: nodeInfos,
+		close: func() { _ = fw.Close(); cancel() }}, nil
 }
 
 // runCycle runs PreFilter, Filter (every plugin on every node), PreScore,
