@@ -264,7 +264,14 @@ class ClusterCache:
 
         Objects that cannot be read are skipped and returned with their error; the rest still apply.
         """
-        stale = self.keys(kind)
+        seen: set[str] = set()
+        failures = self.apply_many(kind, objects, seen)
+        self.drop_unseen(kind, seen)
+        return failures
+
+    def apply_many(self, kind: str, objects: Iterable[Mapping[str, Any]],
+                   seen: set[str]) -> list[tuple[Mapping[str, Any], Exception]]:
+        """Upsert objects of one kind, adding their keys to ``seen`` (one page of a relist)."""
         failures: list[tuple[Mapping[str, Any], Exception]] = []
         for raw in objects:
             try:
@@ -272,8 +279,12 @@ class ClusterCache:
             except (ValueError, CacheError) as err:
                 failures.append((raw, err))
                 continue
-            stale.discard(source_key(raw, kind))
-        for key in stale:
+            seen.add(source_key(raw, kind))
+        return failures
+
+    def drop_unseen(self, kind: str, seen: set[str]) -> None:
+        """End a relist: remove the objects of a kind that the list did not return."""
+        for key in self.keys(kind) - seen:
             if kind == "Node":
                 self.remove_node(key)
             elif kind == "Pod":
@@ -281,7 +292,6 @@ class ClusterCache:
             else:
                 self._objects.get(kind, {}).pop(key, None)
                 self._objects_dirty = True
-        return failures
 
     def load(self, objects: Iterable[Mapping[str, Any]]) -> None:
         """Apply many objects (nodes first is not required: pods create placeholders)."""

@@ -75,11 +75,18 @@ class Reflector:
 
     async def list_and_replace(self) -> None:
         """List everything and make the cache's view of this kind equal to it."""
-        items, version = await self.client.list(self.resource, params=self.params, page_size=self.page_size)
-        for raw, err in self.cache.replace(self.kind, items):
-            meta = raw.get("metadata") or {}
-            log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
-                                                             "error": str(err)})
+        seen: set[str] = set()
+        version = ""
+        async for items, version, restarted in self.client.list_pages(self.resource, params=self.params,
+                                                                       page_size=self.page_size):
+            if restarted:
+                seen = set()
+            # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.
+            for raw, err in self.cache.apply_many(self.kind, items, seen):
+                meta = raw.get("metadata") or {}
+                log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
+                                                                 "error": str(err)})
+        self.cache.drop_unseen(self.kind, seen)
         self.resource_version = version
         self.relists += 1
         if self.observer is not None:

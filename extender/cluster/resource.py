@@ -32,7 +32,7 @@ def is_scalar_resource_name(name: str) -> bool:
         is_extended_resource_name(name)
         or name.startswith("hugepages-")
         or "kubernetes.io/" in name
-        or name.startswith("attachable-volume-")
+        or name.startswith("attachable-volumes-")
     )
 
 

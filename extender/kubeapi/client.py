@@ -113,14 +113,16 @@ class KubeClient:
         result: dict[str, Any] = orjson.loads(response.content)
         return result
 
-    async def list(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
-                   page_size: int = 500) -> tuple[list[dict[str, Any]], str]:
-        """All objects of a kind (paginated) and the list's resourceVersion. Items get their ``kind``.
+    async def list_pages(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
+                         page_size: int = 500) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
+        """A kind's objects page by page: (items with their ``kind`` set, resourceVersion, restarted).
 
-        If a continue token expires mid-way (410), the list restarts without pagination, as client-go does.
+        Consumers handle one page at a time, so a list of 150k pods never sits in memory at once. If a
+        continue token expires mid-way (410), the list restarts from the beginning without pagination, as
+        client-go does, and that page comes with ``restarted`` True: drop what earlier pages gave.
         """
-        items: list[dict[str, Any]] = []
         query: dict[str, Any] = {**(params or {}), "limit": page_size}
+        restarted = False
         while True:
             try:
                 page = await self.get(resource.path, query)
@@ -128,16 +130,29 @@ class KubeClient:
                 if "continue" not in query:
                     raise
                 query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
-                items = []
+                restarted = True
                 continue
-            for item in page.get("items") or []:
+            items = page.get("items") or []
+            for item in items:
                 item["kind"] = resource.kind
-                items.append(item)
             meta = page.get("metadata") or {}
             token = meta.get("continue")
+            yield items, str(meta.get("resourceVersion") or ""), restarted
+            restarted = False
             if not token:
-                return items, str(meta.get("resourceVersion") or "")
+                return
             query["continue"] = token
+
+    async def list(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
+                   page_size: int = 500) -> tuple[list[dict[str, Any]], str]:
+        """All objects of a kind (paginated) and the list's resourceVersion. Items get their ``kind``."""
+        items: list[dict[str, Any]] = []
+        version = ""
+        async for page, version, restarted in self.list_pages(resource, params=params, page_size=page_size):
+            if restarted:
+                items = []
+            items.extend(page)
+        return items, version
 
     async def watch(self, resource: Resource, resource_version: str, *, timeout_seconds: int,
                     params: Mapping[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
