@@ -77,8 +77,9 @@ class Reflector:
         """List everything and make the cache's view of this kind equal to it."""
         seen: set[str] = set()
         version = ""
-        async for items, version, restarted in self.client.list_pages(self.resource, params=self.params,
-                                                                       page_size=self.page_size):
+        async for items, page_version, restarted in self.client.list_pages(self.resource, params=self.params,
+                                                                            page_size=self.page_size):
+            version = page_version
             if restarted:
                 seen = set()
             # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.

@@ -148,7 +148,8 @@ class KubeClient:
         """All objects of a kind (paginated) and the list's resourceVersion. Items get their ``kind``."""
         items: list[dict[str, Any]] = []
         version = ""
-        async for page, version, restarted in self.list_pages(resource, params=params, page_size=page_size):
+        async for page, page_version, restarted in self.list_pages(resource, params=params, page_size=page_size):
+            version = page_version
             if restarted:
                 items = []
             items.extend(page)
