@@ -7,6 +7,7 @@ EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins over the env
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -85,6 +86,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         scheduler, _config = build_scheduler(cluster, config_path)
         app = create_app(scheduler, **limits)
+        # The dump's objects live as long as the process: keep full collections from rescanning them.
+        gc.collect()
+        gc.freeze()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
     described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
     logging.getLogger("extender").info("serving", extra={"host": host, "port": int(port_text), **described})

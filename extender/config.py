@@ -3,7 +3,7 @@ cache settings, validated at start-up with messages that name the key at fault.
 
 Example (see config/extender.yaml)::
 
-    imports: [my_company.scheduling]        # modules that register user plugins
+    imports: [my_company.scheduling]        # modules (or .py files) that register user plugins
     assumedPodTTLSeconds: 30                # expiry of assumed pods after binding finished (0 = never)
     profiles:
       - schedulerName: default-scheduler    # the first profile is also served at /<verb>
@@ -44,7 +44,7 @@ class Config:
     assumed_pod_ttl_seconds: float = 30.0
 
 
-def parse_config(data: Any, source: str = "config") -> Config:
+def parse_config(data: Any, source: str = "config", base: Path | None = None) -> Config:
     """Validate a decoded configuration document."""
     if data is None:
         data = {}
@@ -58,7 +58,7 @@ def parse_config(data: Any, source: str = "config") -> Config:
         raise ConfigError(f"{source}: imports: expected a list of module names")
     for module in imports:
         try:
-            import_plugin_module(module)
+            import_plugin_module(module, base)
         except RegistryError as err:
             raise ConfigError(f"{source}: imports: {err}") from err
     ttl = data.get("assumedPodTTLSeconds", 30)
@@ -94,4 +94,4 @@ def load_config(path: str | Path | None) -> Config:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise ConfigError(f"{file}: invalid YAML: {err}") from err
-    return parse_config(data, str(file))
+    return parse_config(data, str(file), file.parent)

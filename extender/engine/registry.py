@@ -7,6 +7,9 @@ A user plugin is an ordinary class deriving from FilterPlugin and/or ScorePlugin
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
+from pathlib import Path
 from typing import TypeVar
 
 from extender.engine.framework import Plugin
@@ -48,10 +51,25 @@ def registered() -> dict[str, type[Plugin]]:
     return dict(_registry)
 
 
-def import_plugin_module(module: str) -> None:
-    """Import a module of user plugins (it registers them on import)."""
+def import_plugin_module(module: str, base: Path | None = None) -> None:
+    """Import a module of user plugins (it registers them on import).
+
+    ``module`` is a dotted module name on the Python path, or a path to a ``.py`` file (relative to
+    ``base``, the configuration file's folder), so that a plugin needs no package of its own.
+    """
     try:
-        importlib.import_module(module)
+        if module.endswith(".py") or "/" in module:
+            path = Path(module) if Path(module).is_absolute() else (base or Path.cwd()) / module
+            spec = importlib.util.spec_from_file_location(f"extender_user_plugins.{path.stem}", path)
+            if spec is None or spec.loader is None:
+                raise RegistryError(f"cannot load plugin file {path}")
+            loaded = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = loaded
+            spec.loader.exec_module(loaded)
+        else:
+            importlib.import_module(module)
+    except RegistryError:
+        raise
     except Exception as err:  # any import-time failure is a configuration error
         raise RegistryError(f"cannot import plugin module {module!r}: {err}") from err
 

@@ -317,8 +317,9 @@ class Framework:
             for i, node in enumerate(feasible):
                 entry = out["nodes"][node.name]
                 entry["total"] = totals[i]
-                for plugin_name, per_node in details.items():
-                    ps = per_node[node.name]
+                for score_plugin, _weight in self.score_plugins:  # in profile order
+                    plugin_name = score_plugin.name
+                    ps = details[plugin_name][node.name]
                     scored: dict[str, Any] = {"raw": ps.raw, "normalized": ps.normalized, "weighted": ps.weighted}
                     if ps.skipped:
                         scored["skipped"] = True
