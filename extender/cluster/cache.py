@@ -303,19 +303,21 @@ class ClusterCache:
         """The current snapshot, refreshed by copying only the nodes changed since the last call."""
         snap = self._snapshot
         if self._dirty:
-            membership_changed = False
+            membership_changed = records_changed = False
             for name in self._dirty:
                 info = self._nodes.get(name)
                 if info is None or info.node is None:
                     membership_changed |= snap.node_infos.pop(name, None) is not None
                 else:
-                    membership_changed |= name not in snap.node_infos
+                    previous = snap.node_infos.get(name)
+                    membership_changed |= previous is None
+                    records_changed |= previous is not None and previous.node is not info.node
                     snap.node_infos[name] = info.clone()
             self._dirty.clear()
             if membership_changed:
                 # Keep the node order stable (the order nodes entered the cache), whatever the dirty set's order.
                 snap.node_infos = {n: snap.node_infos[n] for n in self._nodes if n in snap.node_infos}
-            snap.rebuild_lists()
+            snap.rebuild_lists(nodes_changed=membership_changed or records_changed)
             snap.generation += 1
         if self._objects_dirty:
             snap.objects = {kind: dict(objs) for kind, objs in self._objects.items()}

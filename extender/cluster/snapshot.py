@@ -41,14 +41,19 @@ class Snapshot:
         snap.rebuild_lists()
         return snap
 
-    def rebuild_lists(self) -> None:
-        """Recompute the derived lists after node_infos changed."""
+    def rebuild_lists(self, nodes_changed: bool = True) -> None:
+        """Recompute the derived lists after node_infos changed.
+
+        ``nodes_changed`` False says only pods moved (no node object was added, removed or replaced), so
+        the per-image node counts, which depend on node objects alone, stay valid.
+        """
         self.node_list = list(self.node_infos.values())
         self.pods_with_affinity_nodes = [n for n in self.node_list if n.pods_with_affinity]
         self.pods_with_required_anti_affinity_nodes = [
             n for n in self.node_list if n.pods_with_required_anti_affinity
         ]
-        self._images = None
+        if nodes_changed:
+            self._images = None
 
     def get(self, name: str) -> NodeInfo | None:
         """The NodeInfo of a node, or None if the snapshot does not hold it."""

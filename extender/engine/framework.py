@@ -177,5 +177,7 @@ def default_normalize(scores: list[int], reverse: bool, max_priority: int = MAX_
 
 def go_div(a: int, b: int) -> int:
     """Integer division truncating toward zero, as Go's ``/`` on integers does."""
+    if a >= 0 and b > 0:  # the usual case: floor and truncation agree
+        return a // b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q

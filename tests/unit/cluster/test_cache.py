@@ -167,3 +167,16 @@ def test_bad_pod_is_rejected_with_field() -> None:
     with pytest.raises(RecordError, match="hostPort"):
         cache.upsert_pod(make_pod("b", node="n1", spec={"containers": [{"name": "c", "ports": [
             {"containerPort": 1, "hostPort": 70000}]}]}))
+
+
+def test_image_counts_follow_node_objects_not_pods() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1", images=[(["nginx:1"], 100)]))
+    cache.upsert_node(make_node("n2", images=[(["nginx:1"], 100), (["redis:7"], 50)]))
+    assert cache.snapshot().image_node_counts() == {"nginx:1": 2, "redis:7": 1}
+    cache.upsert_pod(make_pod("a", node="n1"))  # pods moving do not change images...
+    assert cache.snapshot().image_node_counts() == {"nginx:1": 2, "redis:7": 1}
+    cache.upsert_node(make_node("n2", images=[(["redis:7"], 50)]))  # ...a node's new status does
+    assert cache.snapshot().image_node_counts() == {"nginx:1": 1, "redis:7": 1}
+    cache.remove_node("n1")
+    assert cache.snapshot().image_node_counts() == {"redis:7": 1}
