@@ -24,9 +24,6 @@ COPY extender/ ./extender/
 RUN /opt/venv/bin/pip install . \
  && /opt/venv/bin/python -m compileall -q /opt/venv/lib/python3.11/site-packages
 
-# `extender serve` defaults to the demo cluster, which the CLI looks for beside the installed package.
-COPY config/ /opt/venv/lib/python3.11/site-packages/config/
-
 # ---------------------------------------------------------------- runtime: the venv on the same base, no build tools
 FROM python:3.11-slim-bookworm
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.resources
 import os
 import sys
 from pathlib import Path
@@ -26,7 +27,8 @@ from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
 
-DEMO_CLUSTER = Path(__file__).resolve().parent.parent / "config" / "demo-cluster.yaml"
+# Package data, so that a plain (non-editable) install and the container image find it too.
+DEMO_CLUSTER = Path(str(importlib.resources.files("extender.data").joinpath("demo-cluster.yaml")))
 
 
 class CLIError(Exception):

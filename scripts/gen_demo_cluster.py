@@ -1,6 +1,6 @@
-"""Generate config/demo-cluster.yaml: a deterministic 33-node, 3-zone cluster worth explaining.
+"""Generate the bundled demo cluster: a deterministic 33-node, 3-zone cluster worth explaining.
 
-Run: python scripts/gen_demo_cluster.py > config/demo-cluster.yaml
+Run: python scripts/gen_demo_cluster.py > extender/data/demo-cluster.yaml   (config/demo-cluster.yaml links to it)
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> None:
                 labels["dedicated"] = "infra"
             if zi == 2 and i == 5:
                 kwargs["unschedulable"] = True
-            imgs = ["registry.k8s.io/pause:3.10"] + rng.sample(sorted(IMAGES)[:5], k=1 + i % 3)
+            imgs = ["registry.k8s.io/pause:3.10", *rng.sample(sorted(IMAGES)[:5], k=1 + i % 3)]
             if i == 10:
                 imgs.append("registry.example.com/ml-trainer:0.9")
             nodes.append(node(name, zone, shape, extra_labels=labels, images=sorted(set(imgs)), **kwargs))

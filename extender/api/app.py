@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -95,6 +96,26 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,
                                                  latency=metrics.multicluster_latency), tags=["multicluster"])
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema, with the request models' nested definitions moved into components.
+
+        Request bodies are documented from pydantic schemas (the routes read raw bytes for speed), whose
+        nested models come as ``$defs`` while references point at ``#/components/schemas/<Model>``.
+        """
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                                 routes=app.routes)
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    content = ((operation.get("requestBody") or {}).get("content") or {}).get("application/json")
+                    if content and "$defs" in content.get("schema", {}):
+                        components.update(content["schema"].pop("$defs"))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
     async def healthz() -> PlainTextResponse:

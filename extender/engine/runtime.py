@@ -290,6 +290,9 @@ class Framework:
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
             elif code != Code.SUCCESS:
+                # Rejected on every node before any Filter ran: list the nodes, none feasible.
+                for node in nodes:
+                    out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
                 return out
         feasible: list[NodeInfo] = []
         for node in nodes:

@@ -282,7 +282,8 @@ def test_the_image_command_runs_from_a_venv_read_only(stages: list[Stage], tmp_p
     installed = subprocess.run([str(image.venv / "bin" / "python"), "-c", "import extender; print(extender.__file__)"],
                                capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
     assert installed.startswith(str(image.venv)), f"extender imported from {installed}, not from the venv"
-    assert (image.venv / "lib" / "python3.11" / "site-packages" / "config" / "demo-cluster.yaml").is_file()
+    # The demo cluster ships as package data: a plain install finds it, nothing else is copied.
+    assert (image.venv / "lib" / "python3.11" / "site-packages" / "extender" / "data" / "demo-cluster.yaml").is_file()
     assert (image.root / "etc" / "extender" / "extender.yaml").is_file()
 
     readonly = tmp_path / "readonly-home"
