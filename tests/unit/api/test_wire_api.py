@@ -177,3 +177,18 @@ def test_operations_endpoints(client: TestClient) -> None:
     assert {"/filter", "/prioritize", "/bind", "/profiles/{profile}/filter"} <= set(openapi["paths"])
     assert client.get("/docs").status_code == 200
     assert client.get("/filter").status_code == 405
+
+
+def test_explain_endpoint_json_and_table(client: TestClient) -> None:
+    body = client.post("/explain", json={"pod": pod(), "nodes": ["small", "big", "nope"]}).json()
+    assert body["unknown_nodes"] == ["nope"]
+    assert body["nodes"]["small"]["filters"]["NodeResourcesFit"] == {
+        "code": "UnschedulableAndUnresolvable", "reasons": ["Insufficient cpu"]}
+    assert body["nodes"]["big"]["feasible"] and 0 <= body["nodes"]["big"]["extender_score"] <= 10
+    table = client.post("/explain?format=table", json={"pod": pod()}).text
+    assert table.splitlines()[0].startswith("NODE") and "tainted" in table
+    packed = client.post("/profiles/binpack/explain", json={"pod": pod()}).json()
+    assert packed["profile"] == "binpack" and set(packed["nodes"]["big"]["scores"]) == {"NodeResourcesFit"}
+    assert client.post("/explain", json={"pod": pod(), "extra": 1}).status_code == 400
+    assert client.post("/explain", json={"nodes": ["big"]}).status_code == 400
+    assert client.post("/profiles/nope/explain", json={"pod": pod()}).status_code == 404
