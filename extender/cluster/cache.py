@@ -115,6 +115,10 @@ class ClusterCache:
         """Add or replace a pod as reported by the source (confirms an assumed pod)."""
         record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw)
         state = self._pods.get(record.cache_key)
+        if state is not None and state.assumed and not record.node_name:
+            # An event from before our Binding (or a relist racing it): the assumption stands until the
+            # bound pod arrives, as kube-scheduler's cache, which only ever sees assigned pods, keeps it.
+            return state.pod
         if state is not None:
             self._unaccount(state.pod)
             del self._pods[record.cache_key]

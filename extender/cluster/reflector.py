@@ -89,6 +89,7 @@ class Reflector:
                                                                  "error": str(err)})
         self.cache.drop_unseen(self.kind, seen)
         self.resource_version = version
+        self.last_error = ""
         self.relists += 1
         if self.observer is not None:
             self.observer.event_applied(self.kind, "LIST")

@@ -1,8 +1,9 @@
 """End-to-end: the real kube-scheduler (pinned release) calls our extender.
 
-Our service reads nodes and pods from a ``--cluster`` dump, not from the
-apiserver. A difference between the dump and the apiserver is how these tests
-make our filter reject a node that kube-scheduler's own plugins accept: the dump
+Here our service reads nodes and pods from a ``--cluster`` dump (test_live_cache.py
+and test_bind_live.py run it on the apiserver's watch instead). A difference between
+the dump and the apiserver is how these tests make our filter reject a node that
+kube-scheduler's own plugins accept: the dump
 gives a node a NoSchedule taint the apiserver's copy does not have. With
 nodeCacheCapable=true our service resolves NodeNames from its dump and sees the
 taint; with nodeCacheCapable=false it uses the Nodes kube-scheduler sends.
@@ -225,7 +226,3 @@ def test_unschedulable_pod_carries_our_reasons(
     event = cluster.wait_event("web", "FailedScheduling", TAINT_REASON)
     assert "Insufficient cpu" in event
 
-
-def test_bind_through_extender() -> None:
-    """Placeholder: bindVerb needs our service to talk to the apiserver."""
-    pytest.skip("bind through the extender needs the live cluster cache (issue 6)")

@@ -180,3 +180,16 @@ def test_image_counts_follow_node_objects_not_pods() -> None:
     assert cache.snapshot().image_node_counts() == {"nginx:1": 1, "redis:7": 1}
     cache.remove_node("n1")
     assert cache.snapshot().image_node_counts() == {"redis:7": 1}
+
+
+def test_assumed_pod_survives_an_older_unassigned_event() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1", cpu="4"))
+    pending = make_pod("a", requests=[{"cpu": "1"}])
+    cache.assume_pod(PodRecord(pending), "n1")
+    cache.upsert_pod(pending)  # the watch delivers the pod as it was before our Binding
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000 and cache.is_assumed("uid-a")
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))  # then the bound pod
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000 and not cache.is_assumed("uid-a")
