@@ -17,6 +17,19 @@ def next_generation() -> int:
     return next(_generations)
 
 
+def ports_conflict(used_ports: dict[str, set[tuple[str, int]]], ip: str, protocol: str, port: int) -> bool:
+    """HostPortInfo.CheckConflict over hostIP -> {(protocol, port)}: 0.0.0.0 collides with any address,
+    another address with itself and with 0.0.0.0."""
+    want = (protocol, port)
+    if ip == BIND_ALL_HOST_IP:
+        return any(want in entries for entries in used_ports.values())
+    for key in (BIND_ALL_HOST_IP, ip):
+        entries = used_ports.get(key)
+        if entries is not None and want in entries:
+            return True
+    return False
+
+
 class NodeInfo:
     """A node and the pods assigned (or assumed) to it, with incrementally maintained sums.
 
@@ -115,14 +128,7 @@ class NodeInfo:
 
     def port_conflict(self, ip: str, protocol: str, port: int) -> bool:
         """Whether a wanted host port collides with one in use (HostPortInfo.CheckConflict)."""
-        want = (protocol, port)
-        if ip == BIND_ALL_HOST_IP:
-            return any(want in entries for entries in self.used_ports.values())
-        for key in (BIND_ALL_HOST_IP, ip):
-            entries = self.used_ports.get(key)
-            if entries is not None and want in entries:
-                return True
-        return False
+        return ports_conflict(self.used_ports, ip, protocol, port)
 
     def clone(self) -> NodeInfo:
         """A copy whose later changes do not affect this one (records are shared: they are immutable)."""

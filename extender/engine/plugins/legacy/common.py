@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
-from extender.cluster.nodeinfo import BIND_ALL_HOST_IP, NodeInfo
+from extender.cluster.nodeinfo import BIND_ALL_HOST_IP, NodeInfo, ports_conflict
 from extender.cluster.records import NodeRecord, PodRecord
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource, is_scalar_resource_name
 from extender.cluster.snapshot import Snapshot
@@ -260,14 +260,7 @@ class NodeTotals:
 
     def port_conflict(self, ip: str, protocol: str, port: int) -> bool:
         """HostPortInfo.CheckConflict: 0.0.0.0 collides with any IP, another IP with itself and 0.0.0.0."""
-        want = (protocol, port)
-        if ip == BIND_ALL_HOST_IP:
-            return any(want in entries for entries in self.used_ports.values())
-        for key in (BIND_ALL_HOST_IP, ip):
-            entries = self.used_ports.get(key)
-            if entries is not None and want in entries:
-                return True
-        return False
+        return ports_conflict(self.used_ports, ip, protocol, port)
 
 
 # node name -> (generation, totals). One entry per node name: a fork (simulate) of the same node replaces it.
