@@ -16,9 +16,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 
@@ -27,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from controlplane import (
     HOW_TO_ENABLE,
+    ON_CI,
     ControlPlane,
     ControlPlaneUnavailable,
     ExtenderConfig,
     ExtenderService,
     KubeClient,
-    ManagedProcess,
     Obj,
     Scheduler,
     StartExtender,
@@ -41,44 +40,15 @@ from controlplane import (
     build_binaries,
     extender_cli_present,
     scheduler_configuration,
+    unavailable,
     write_dump,
 )
-
-ON_CI = os.environ.get("CI", "").lower() == "true"
-_started_key = pytest.StashKey[float]()
-
-
-def unavailable(reason: str) -> NoReturn:
-    """Skip the test, or fail it on CI, where e2e tests must run."""
-    if ON_CI:
-        pytest.fail(f"e2e prerequisites missing on CI: {reason}", pytrace=False)
-    pytest.skip(reason)
-
 
 # --------------------------------------------------------------------------- failure reports
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Note when the test started, to pick the logs that belong to it."""
-    item.stash[_started_key] = time.monotonic()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Attach the tails of the control-plane and service logs to a failed test's report."""
-    report: pytest.TestReport = yield
-    if report.failed and item.get_closest_marker("e2e") is not None:
-        started = item.stash.get(_started_key, 0.0)
-        for p in ManagedProcess.registry:
-            crashed = not p.alive() and not p.stopped
-            if p.started_at >= started or crashed:
-                report.sections.append((f"{p.name} log tail ({p.log_path})", p.tail(40)))
-            elif p.alive():  # the session's etcd and apiserver: a short tail
-                report.sections.append((f"{p.name} log tail ({p.log_path})", p.tail(8)))
-    return report
 
 
 # --------------------------------------------------------------------------- session: binaries, control plane

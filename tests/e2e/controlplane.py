@@ -28,9 +28,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import httpx
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,6 +43,16 @@ HOW_TO_ENABLE = (
 )
 
 Obj = dict[str, Any]
+
+
+ON_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test, or fail it on CI, where end-to-end tests must run."""
+    if ON_CI:
+        pytest.fail(f"e2e prerequisites missing on CI: {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 class ControlPlaneUnavailable(RuntimeError):

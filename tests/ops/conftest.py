@@ -10,48 +10,16 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
-from controlplane import ControlPlane, ControlPlaneUnavailable, KubeClient, ManagedProcess, build_binaries
+from controlplane import ControlPlane, ControlPlaneUnavailable, KubeClient, build_binaries, unavailable
 from ops_support import Pki, make_pki
-
-ON_CI = os.environ.get("CI", "").lower() == "true"
-_started_key = pytest.StashKey[float]()
-
-
-def unavailable(reason: str) -> NoReturn:
-    """Skip the test, or fail it on CI, where e2e tests must run."""
-    if ON_CI:
-        pytest.fail(f"e2e prerequisites missing on CI: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Note when the test started, to pick the logs that belong to it."""
-    item.stash[_started_key] = time.monotonic()
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Attach the tails of the logs of the processes a failed test started."""
-    report: pytest.TestReport = yield
-    if report.failed:
-        started = item.stash.get(_started_key, 0.0)
-        for p in ManagedProcess.registry:
-            if p.started_at >= started or (not p.alive() and not p.stopped):
-                report.sections.append((f"{p.name} log tail ({p.log_path})", p.tail(40)))
-    return report
 
 
 @pytest.fixture(scope="session")
