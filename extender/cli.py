@@ -7,7 +7,6 @@ EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins over the env
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.resources
 import os
 import sys
@@ -26,6 +25,7 @@ from extender.engine.profile import ProfileError
 from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
+from extender.gc_tuning import settle_after_load
 
 # Package data, so that a plain (non-editable) install and the container image find it too.
 DEMO_CLUSTER = Path(str(importlib.resources.files("extender.data").joinpath("demo-cluster.yaml")))
@@ -88,9 +88,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         scheduler, _config = build_scheduler(cluster, config_path)
         app = create_app(scheduler, **limits)
-        # The dump's objects live as long as the process: keep full collections from rescanning them.
-        gc.collect()
-        gc.freeze()
+        settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
     described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
     logging.getLogger("extender").info("serving", extra={"host": host, "port": int(port_text), **described})

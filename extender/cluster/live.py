@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 from typing import Any
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.reflector import Reflector, ReflectorObserver
+from extender.gc_tuning import settle_after_load
 from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
@@ -42,11 +42,9 @@ class LiveSource:
         self._tasks.append(asyncio.create_task(self._freeze_when_synced(), name="gc-freeze"))
 
     async def _freeze_when_synced(self) -> None:
-        # The initial list creates most long-lived objects at once; moving them out of the collector's reach
-        # keeps full collections (which would rescan 150k pods) from adding tail latency to requests.
+        # The initial list creates most long-lived objects at once (see extender.gc_tuning).
         await self.wait_synced()
-        gc.collect()
-        gc.freeze()
+        settle_after_load()
 
     async def stop(self) -> None:
         """Cancel everything and close the client."""

@@ -57,7 +57,7 @@ class Reflector:
 
     def __init__(self, client: KubeClient, resource: Resource, cache: ClusterCache, *,
                  params: Mapping[str, Any] | None = None, observer: ReflectorObserver | None = None,
-                 min_watch_timeout: int = 300, page_size: int = 500) -> None:
+                 min_watch_timeout: int = 300, page_size: int = 1000) -> None:
         self.client = client
         self.resource = resource
         self.kind = resource.kind

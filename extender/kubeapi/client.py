@@ -5,6 +5,7 @@ Objects are returned as raw dicts decoded with orjson; nothing is converted into
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -117,31 +118,41 @@ class KubeClient:
                          page_size: int = 500) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
         """A kind's objects page by page: (items with their ``kind`` set, resourceVersion, restarted).
 
-        Consumers handle one page at a time, so a list of 150k pods never sits in memory at once. If a
-        continue token expires mid-way (410), the list restarts from the beginning without pagination, as
-        client-go does, and that page comes with ``restarted`` True: drop what earlier pages gave.
+        Consumers handle one page at a time, so a list of 150k pods never sits in memory at once. The next
+        page is requested before the current one is handed over, so the apiserver encodes page k+1 while
+        we ingest page k (on two cores, that roughly halves a large sync). If a continue token expires
+        mid-way (410), the list restarts from the beginning without pagination, as client-go does, and that
+        page comes with ``restarted`` True: drop what earlier pages gave.
         """
         query: dict[str, Any] = {**(params or {}), "limit": page_size}
         restarted = False
-        while True:
-            try:
-                page = await self.get(resource.path, query)
-            except Gone:
-                if "continue" not in query:
-                    raise
-                query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
-                restarted = True
-                continue
-            items = page.get("items") or []
-            for item in items:
-                item["kind"] = resource.kind
-            meta = page.get("metadata") or {}
-            token = meta.get("continue")
-            yield items, str(meta.get("resourceVersion") or ""), restarted
-            restarted = False
-            if not token:
-                return
-            query["continue"] = token
+        pending: asyncio.Task[dict[str, Any]] | None = asyncio.create_task(self.get(resource.path, dict(query)))
+        try:
+            while pending is not None:
+                try:
+                    page = await pending
+                except Gone:
+                    if "continue" not in query:
+                        raise
+                    query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
+                    restarted = True
+                    pending = asyncio.create_task(self.get(resource.path, dict(query)))
+                    continue
+                meta = page.get("metadata") or {}
+                token = meta.get("continue")
+                if token:
+                    query["continue"] = token
+                    pending = asyncio.create_task(self.get(resource.path, dict(query)))
+                else:
+                    pending = None
+                items = page.get("items") or []
+                for item in items:
+                    item["kind"] = resource.kind
+                yield items, str(meta.get("resourceVersion") or ""), restarted
+                restarted = False
+        finally:
+            if pending is not None:
+                pending.cancel()
 
     async def list(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
                    page_size: int = 500) -> tuple[list[dict[str, Any]], str]:
