@@ -6,7 +6,7 @@ Objects are returned as raw dicts decoded with orjson; nothing is converted into
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Generator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,22 +14,29 @@ import httpx
 import orjson
 
 from extender.kubeapi.config import ClusterConfig
+from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list
 
 USER_AGENT = "kube-scheduler-extender/0.1"
 
 
+Decoder = Callable[[bytes], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class Resource:
-    """Where a kind lives in the API."""
+    """Where a kind lives in the API, and how its lists and watch events are decoded."""
 
     kind: str
     path: str  # collection path across namespaces, e.g. /api/v1/pods
     namespaced: bool
+    decode_list: Decoder = orjson.loads
+    decode_event: Decoder = orjson.loads
 
 
 RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("Node", "/api/v1/nodes", False),
-    Resource("Pod", "/api/v1/pods", True),
+    # Pods are the bulk of a sync: decoded straight into the fields the cache keeps.
+    Resource("Pod", "/api/v1/pods", True, decode_pod_list, decode_pod_event),
     Resource("Service", "/api/v1/services", True),
     Resource("ReplicationController", "/api/v1/replicationcontrollers", True),
     Resource("ReplicaSet", "/apis/apps/v1/replicasets", True),
@@ -106,13 +113,13 @@ class KubeClient:
         """Close the connection pool."""
         await self._http.aclose()
 
-    async def get(self, path: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def get(self, path: str, params: Mapping[str, Any] | None = None,
+                  decode: Decoder = orjson.loads) -> dict[str, Any]:
         """GET a JSON object."""
         response = await self._http.get(path, params=params, timeout=self._timeout)
         if response.status_code != 200:
             raise _error(response, response.content)
-        result: dict[str, Any] = orjson.loads(response.content)
-        return result
+        return decode(response.content)
 
     async def list_pages(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
                          page_size: int = 500) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
@@ -126,7 +133,8 @@ class KubeClient:
         """
         query: dict[str, Any] = {**(params or {}), "limit": page_size}
         restarted = False
-        pending: asyncio.Task[dict[str, Any]] | None = asyncio.create_task(self.get(resource.path, dict(query)))
+        pending: asyncio.Task[dict[str, Any]] | None = asyncio.create_task(
+            self.get(resource.path, dict(query), resource.decode_list))
         try:
             while pending is not None:
                 try:
@@ -136,13 +144,13 @@ class KubeClient:
                         raise
                     query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
                     restarted = True
-                    pending = asyncio.create_task(self.get(resource.path, dict(query)))
+                    pending = asyncio.create_task(self.get(resource.path, dict(query), resource.decode_list))
                     continue
                 meta = page.get("metadata") or {}
                 token = meta.get("continue")
                 if token:
                     query["continue"] = token
-                    pending = asyncio.create_task(self.get(resource.path, dict(query)))
+                    pending = asyncio.create_task(self.get(resource.path, dict(query), resource.decode_list))
                 else:
                     pending = None
                 items = page.get("items") or []
@@ -178,10 +186,11 @@ class KubeClient:
                                      timeout=httpx.Timeout(self._timeout, read=timeout_seconds + 30)) as response:
             if response.status_code != 200:
                 raise _error(response, await response.aread())
+            decode = resource.decode_event
             async for line in response.aiter_lines():
                 if not line:
                     continue
-                event = orjson.loads(line)
+                event = decode(line.encode())
                 if event.get("type") == "ERROR":
                     status = event.get("object") or {}
                     code = int(status.get("code") or 500)
