@@ -96,6 +96,81 @@ def pod(name: str, namespace: str, node_name: str, app: str, image: str, cpu: st
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": "Running"}}
 
 
+BOUND = {"pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes"}
+
+
+def volume_pod(name: str, node_name: str, volumes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A running pod using volumes (small requests, on zone-c nodes that the README's examples do not show)."""
+    out = pod(name, "data", node_name, "storage-user", "docker.io/library/postgres:16", "50m", "64Mi")
+    out["spec"]["volumes"] = volumes
+    return out
+
+
+def storage_objects() -> list[dict[str, Any]]:
+    """StorageClasses, PVs, PVCs, a CSINode and pods using them: every volume plugin has a reason to give."""
+    zone_a_affinity = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]}]}}
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local-static"},
+         "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast-immediate"},
+         "provisioner": "ebs.csi.example.com", "volumeBindingMode": "Immediate"},
+        # A zone-a volume, bound: pods using it can only run in zone-a (VolumeZone, VolumeBinding).
+        {"apiVersion": "v1", "kind": "PersistentVolume",
+         "metadata": {"name": "pv-zone-a", "labels": {"topology.kubernetes.io/zone": "zone-a",
+                                                      "topology.kubernetes.io/region": "demo-1"}},
+         "spec": {"capacity": {"storage": "20Gi"}, "accessModes": ["ReadWriteOnce"],
+                  "storageClassName": "local-static", "nodeAffinity": zone_a_affinity,
+                  "claimRef": {"namespace": "data", "name": "orders-db"},
+                  "csi": {"driver": "ebs.csi.example.com", "volumeHandle": "vol-zone-a"}},
+         "status": {"phase": "Bound"}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "orders-db", "namespace": "data", "annotations": BOUND},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local-static", "volumeName": "pv-zone-a",
+                  "resources": {"requests": {"storage": "20Gi"}}}, "status": {"phase": "Bound"}},
+        # Unbound, Immediate binding: never scheduled until a volume is bound to it.
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "scratch", "namespace": "data"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast-immediate",
+                  "resources": {"requests": {"storage": "5Gi"}}}, "status": {"phase": "Pending"}},
+        # Unbound, WaitForFirstConsumer, no provisioner and no volume large enough: nowhere to bind.
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "archive", "namespace": "data"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local-static",
+                  "resources": {"requests": {"storage": "500Gi"}}}, "status": {"phase": "Pending"}},
+        # Bound to a volume that does not exist.
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "orphan", "namespace": "data", "annotations": BOUND},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local-static", "volumeName": "pv-gone",
+                  "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Bound"}},
+        # A ReadWriteOncePod claim already used by a pod.
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-ledger"},
+         "spec": {"capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOncePod"],
+                  "storageClassName": "local-static", "claimRef": {"namespace": "data", "name": "ledger"},
+                  "csi": {"driver": "ebs.csi.example.com", "volumeHandle": "vol-ledger"}},
+         "status": {"phase": "Bound"}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "ledger", "namespace": "data", "annotations": BOUND},
+         "spec": {"accessModes": ["ReadWriteOncePod"], "storageClassName": "local-static", "volumeName": "pv-ledger",
+                  "resources": {"requests": {"storage": "5Gi"}}}, "status": {"phase": "Bound"}},
+        # A CSI volume on zone-c-08, whose CSINode allows one attachment of that driver.
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-metrics"},
+         "spec": {"capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOnce"],
+                  "storageClassName": "local-static", "claimRef": {"namespace": "data", "name": "metrics"},
+                  "csi": {"driver": "ebs.csi.example.com", "volumeHandle": "vol-metrics"}},
+         "status": {"phase": "Bound"}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "metrics", "namespace": "data", "annotations": BOUND},
+         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local-static", "volumeName": "pv-metrics",
+                  "resources": {"requests": {"storage": "5Gi"}}}, "status": {"phase": "Bound"}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "zone-c-08"},
+         "spec": {"drivers": [{"name": "ebs.csi.example.com", "nodeID": "zone-c-08", "allocatable": {"count": 1}}]}},
+        volume_pod("ledger-writer", "zone-c-07", [{"name": "l", "persistentVolumeClaim": {"claimName": "ledger"}}]),
+        volume_pod("metrics-writer", "zone-c-08", [{"name": "m", "persistentVolumeClaim": {"claimName": "metrics"}}]),
+        # An in-tree GCE persistent disk mounted read-write: no other pod may mount it on that node.
+        volume_pod("legacy-disk-user", "zone-c-06", [{"name": "d", "gcePersistentDisk": {"pdName": "shared-disk"}}]),
+    ]
+    return objects
+
+
 def main() -> None:
     rng = random.Random(20261122)
     objects: list[dict[str, Any]] = []
@@ -174,6 +249,7 @@ def main() -> None:
     del pending["spec"]["nodeName"]
     pending["status"] = {"phase": "Pending"}
     objects.append(pending)
+    objects.extend(storage_objects())
     sys.stdout.write("# Generated by scripts/gen_demo_cluster.py: 33 nodes over 3 zones, with pods.\n")
     yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}, sys.stdout, sort_keys=False, width=120)
 

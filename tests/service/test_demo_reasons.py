@@ -1,0 +1,43 @@
+"""Every filter reason upstream can give has an example pod on the demo cluster (examples/pods/reasons/).
+
+Each example declares the plugin and reason it shows in the annotation example.extender.io/expect; explain
+must report that reason, on some node or from PreFilter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from extender.cli import DEMO_CLUSTER
+from extender.cluster.dump import load_cache
+from extender.cluster.snapshot import Snapshot
+from extender.engine.explain import explain
+from extender.engine.profile import build_profile
+from extender.engine.runtime import Framework
+
+REASONS = Path(__file__).resolve().parents[2] / "examples" / "pods" / "reasons"
+EXAMPLES = sorted(REASONS.glob("*.yaml"))
+
+
+@pytest.fixture(scope="module")
+def demo() -> Snapshot:
+    cache, _ = load_cache(DEMO_CLUSTER)
+    return cache.snapshot()
+
+
+def test_every_filter_plugin_has_examples() -> None:
+    plugins = {yaml.safe_load(p.read_text())["metadata"]["annotations"]["example.extender.io/expect"].split(":")[0]
+               for p in EXAMPLES}
+    assert set(build_profile(None).filters) <= plugins
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_pod_shows_its_reason(demo: Snapshot, path: Path) -> None:
+    pod = yaml.safe_load(path.read_text())
+    plugin, reason = pod["metadata"]["annotations"]["example.extender.io/expect"].split(": ", 1)
+    result = explain(Framework(build_profile(None)), demo, pod)
+    on_nodes = [n for n, e in result["nodes"].items() if reason in e["filters"].get(plugin, {}).get("reasons", [])]
+    assert on_nodes or reason in result["prefilter"].get(plugin, {}).get("reasons", []), result["prefilter"]
