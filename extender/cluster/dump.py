@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import yaml
 
 from extender.cluster.cache import OBJECT_KINDS, ClusterCache, object_key
 from extender.cluster.records import RecordError
+from extender.kubeapi.podcodec import decode_pod
 
 SUPPORTED_KINDS = frozenset({"Node", "Pod", *OBJECT_KINDS})
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -63,6 +65,43 @@ def _flatten(doc: Any, source: str) -> Iterator[dict[str, Any]]:
     yield dict(doc)
 
 
+class _RawList(msgspec.Struct):
+    kind: Any = None
+    items: list[msgspec.Raw] | None = None
+
+
+class _Kind(msgspec.Struct):
+    kind: Any = None
+
+
+_raw_list = msgspec.json.Decoder(_RawList)
+_kind_of = msgspec.json.Decoder(_Kind)
+
+
+def _json_list_items(data: bytes, source: str) -> Iterator[dict[str, Any]] | None:
+    """The items of a JSON ``List`` decoded one at a time (pods straight into what the cache keeps), or None
+    when the document is something else. A 150k-pod dump then never exists as one decoded tree."""
+    try:
+        doc = _raw_list.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if doc.kind != "List" or doc.items is None:
+        return None
+    items = doc.items
+
+    def generate() -> Iterator[dict[str, Any]]:
+        for i, raw in enumerate(items):
+            try:
+                kind = _kind_of.decode(raw).kind
+            except msgspec.ValidationError:
+                raise DumpError(f"{source}: items[{i}] is not an object") from None
+            if not kind:
+                raise DumpError(f"{source}: items[{i}] has no kind")
+            yield decode_pod(raw) if kind == "Pod" else orjson.loads(memoryview(raw))
+
+    return generate()
+
+
 def read_documents(path: Path) -> Iterator[dict[str, Any]]:
     """Every object in one file (JSON or single/multi-document YAML)."""
     try:
@@ -70,6 +109,11 @@ def read_documents(path: Path) -> Iterator[dict[str, Any]]:
     except OSError as err:
         raise DumpError(f"{path}: {err.strerror or err}") from err
     stripped = data.lstrip()
+    if stripped.startswith(b"{"):
+        items = _json_list_items(data, str(path))
+        if items is not None:
+            yield from items
+            return
     if stripped.startswith((b"{", b"[")):
         try:
             doc = orjson.loads(data)

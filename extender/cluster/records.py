@@ -8,6 +8,7 @@ naming the field, so bad input is reported instead of half-read.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -71,17 +72,51 @@ def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: obj[k] for k in keys if k in obj}
 
 
+_UNIQUE_METADATA = frozenset({"name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp"})
+_MAX_INTERNED = 256
+
+
+def _intern_values(obj: Any) -> Any:
+    """Replace string values inside dicts and lists by their interned, shared copy, in place.
+
+    JSON decoding makes a separate string object for every occurrence; across 150k pods the same values
+    (operators, effects, protocols, quantities, images, owner UIDs, label values) repeat endlessly, and
+    sharing them is a large part of what the cache weighs. Values are only replaced by equal strings.
+    """
+    if type(obj) is dict:
+        for key, value in obj.items():
+            if type(value) is str:
+                if len(value) <= _MAX_INTERNED:
+                    obj[key] = sys.intern(value)
+            elif type(value) is dict or type(value) is list:
+                _intern_values(value)
+    elif type(obj) is list:
+        for i, value in enumerate(obj):
+            if type(value) is str:
+                if len(value) <= _MAX_INTERNED:
+                    obj[i] = sys.intern(value)
+            elif type(value) is dict or type(value) is list:
+                _intern_values(value)
+    return obj
+
+
 def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a pod keeping only what the scheduler reads (see the _KEPT_* lists above).
 
-    Malformed parts are kept as they are, so that building the record still reports them.
+    Repeated string values are interned (see _intern_values); the pod's own names and versions are not,
+    as they are unique. Malformed parts are kept as they are, so that building the record still reports
+    them.
     """
     meta = raw.get("metadata")
     spec = raw.get("spec")
     status = raw.get("status")
     out: dict[str, Any] = {"kind": "Pod"}
     if _is_map(meta):
-        out["metadata"] = _pick(meta, _KEPT_METADATA)
+        slim_meta = _pick(meta, _KEPT_METADATA)
+        for key, value in slim_meta.items():
+            if key not in _UNIQUE_METADATA:
+                slim_meta[key] = _intern_values(value) if type(value) is not str else sys.intern(value)
+        out["metadata"] = slim_meta
     elif meta is not None:
         out["metadata"] = meta
     if _is_map(spec):
@@ -97,7 +132,7 @@ def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
             slim_spec["volumes"] = [v for v in volumes if not (_is_map(v) and _UNREAD_VOLUMES & v.keys())]
         elif volumes is not None:
             slim_spec["volumes"] = volumes
-        out["spec"] = slim_spec
+        out["spec"] = _intern_values(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
@@ -113,7 +148,7 @@ def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
             slim_status["conditions"] = [c for c in conditions if _is_map(c) and c.get("type") == "PodResizePending"]
         elif conditions is not None:
             slim_status["conditions"] = conditions
-        out["status"] = slim_status
+        out["status"] = _intern_values(slim_status)
     elif status is not None:
         out["status"] = status
     return out
@@ -171,13 +206,7 @@ class PodRecord:
         self.priority: int = priority
         self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")))
         self.host_ports = _host_ports(spec)
-        try:
-            self.tolerations = tuple(
-                Toleration.from_dict(_mapping(t, f"spec.tolerations[{i}]"))
-                for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations"))
-            )
-        except TaintError as err:
-            raise RecordError(f"spec.tolerations: {err}") from err
+        self.tolerations = _tolerations(spec.get("tolerations"))
         affinity = _mapping(spec.get("affinity"), "spec.affinity")
         self.has_affinity = bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
         anti = _mapping(affinity.get("podAntiAffinity"), "spec.affinity.podAntiAffinity")
@@ -263,6 +292,32 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
             _resource_memo.clear()  # cheap bound; distinct specs are few in practice
         _resource_memo[key] = result
     return result
+
+
+_toleration_memo: dict[bytes, tuple[Toleration, ...]] = {}
+
+
+def _tolerations(raw: Any) -> tuple[Toleration, ...]:
+    """Parsed tolerations, one shared tuple per distinct list (most pods carry the same defaults)."""
+    if not raw:
+        return ()
+    try:
+        key = orjson.dumps(raw)
+    except TypeError:
+        key = b""
+    cached = _toleration_memo.get(key) if key else None
+    if cached is not None:
+        return cached
+    try:
+        parsed = tuple(Toleration.from_dict(_mapping(t, f"spec.tolerations[{i}]"))
+                       for i, t in enumerate(_list(raw, "spec.tolerations")))
+    except TaintError as err:
+        raise RecordError(f"spec.tolerations: {err}") from err
+    if key:
+        if len(_toleration_memo) >= _RESOURCE_MEMO_SIZE:
+            _toleration_memo.clear()
+        _toleration_memo[key] = parsed
+    return parsed
 
 
 def _host_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:

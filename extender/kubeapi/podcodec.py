@@ -96,6 +96,7 @@ class _PodEvent(msgspec.Struct):
 
 _list_decoder = msgspec.json.Decoder(_PodList)
 _event_decoder = msgspec.json.Decoder(_PodEvent)
+_pod_decoder = msgspec.json.Decoder(_Pod)
 # Volume sources no plugin reads (as in records.slim_pod).
 _UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
 
@@ -139,3 +140,12 @@ def decode_pod_event(line: bytes) -> dict[str, Any]:
     if event.object is not UNSET:
         out["object"] = _pod_dict(event.object)
     return out
+
+
+def decode_pod(body: bytes) -> dict[str, Any]:
+    """One Pod, trimmed; general decoding if unexpected."""
+    try:
+        return _pod_dict(_pod_decoder.decode(body))
+    except msgspec.ValidationError:
+        result: dict[str, Any] = orjson.loads(body)
+        return result

@@ -83,3 +83,25 @@ def test_demo_cluster_is_worth_explaining() -> None:
     assert any(p.has_required_anti_affinity for p in pods)
     assert all(not p.requests.is_zero() for p in pods)
     assert not contents.skipped
+
+
+def test_json_list_fast_path_matches_general_reading(tmp_path: Path) -> None:
+    """A JSON List is read item by item (pods trimmed on the way); the cache ends up the same."""
+    pod = make_pod("p", node="n1", requests=[{"cpu": "1"}])
+    pod["metadata"]["managedFields"] = [{"manager": "x"}]
+    objects = [make_node("n1"), pod, {"kind": "Deployment", "metadata": {"name": "d"}}]
+    fast = tmp_path / "list.json"
+    fast.write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    slow = tmp_path / "list.yaml"
+    slow.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
+    assert read_dump(fast).skipped == read_dump(slow).skipped == {"Deployment": 1}
+    fast_cache, _ = load_cache(fast)
+    slow_cache, _ = load_cache(slow)
+    assert fast_cache.get_pod("uid-p").raw == slow_cache.get_pod("uid-p").raw  # type: ignore[union-attr]
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(orjson.dumps({"kind": "List", "items": [{"metadata": {"name": "x"}}]}))
+    with pytest.raises(DumpError, match=r"items\[0\] has no kind"):
+        read_dump(bad)
+    bad.write_bytes(orjson.dumps({"kind": "List", "items": [3]}))
+    with pytest.raises(DumpError, match=r"items\[0\] is not an object"):
+        read_dump(bad)
