@@ -47,5 +47,8 @@ def configure(level: str = "info") -> None:
         logger = logging.getLogger(name)
         logger.handlers[:] = []
         logger.propagate = True
-    # Access logs duplicate our own per-request log line.
+    # Access logs duplicate our own per-request log line; httpx would log every apiserver request (each
+    # watch reconnect, each bind) at info.
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
