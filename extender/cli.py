@@ -40,13 +40,28 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value else default
 
 
-def build_scheduler(cluster: str | None, config_path: str | None, *, static: bool = True) -> tuple[Scheduler, Config]:
-    """Load configuration and cluster dump, and build the engine over them."""
+def read_config(config_path: str | None) -> Config:
+    """The validated configuration (defaults when no file), as a CLI error when it is wrong."""
     try:
-        config = load_config(config_path)
-        frameworks = [Framework(p) for p in config.profiles]
+        return load_config(config_path)
     except (ConfigError, ProfileError, RegistryError) as err:
         raise CLIError(f"configuration: {err}") from err
+
+
+def frameworks_of(config: Config) -> list[Framework]:
+    """One framework per profile (plugin args are validated here)."""
+    try:
+        return [Framework(p) for p in config.profiles]
+    except (ConfigError, ProfileError, RegistryError) as err:
+        raise CLIError(f"configuration: {err}") from err
+
+
+def build_scheduler(cluster: str | None, config: Config | str | None, *,
+                    static: bool = True) -> tuple[Scheduler, Config]:
+    """Load the cluster dump and build the engine over it (``config``: a Config, or a path to one)."""
+    if not isinstance(config, Config):
+        config = read_config(config)
+    frameworks = frameworks_of(config)
     # A static dump has no watch to confirm assumed pods, so they must never expire there.
     cache = ClusterCache(assumed_ttl_seconds=0 if static else config.assumed_pod_ttl_seconds)
     path = cluster or str(DEMO_CLUSTER)
@@ -67,13 +82,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from extender.api.app import create_app
     from extender.api.metrics import Metrics
 
-    level = args.log_level or _env("EXTENDER_LOG_LEVEL", "info") or "info"
+    config = read_config(args.config or _env("EXTENDER_CONFIG"))
+    level = args.log_level or _env("EXTENDER_LOG_LEVEL") or config.log_level or "info"
     logs.configure(level)
     host = args.host or _env("EXTENDER_HOST", "127.0.0.1") or "127.0.0.1"
     port_text = str(args.port or _env("EXTENDER_PORT", "8888"))
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise CLIError(f"port: expected 1..65535, got {port_text!r}")
-    config_path = args.config or _env("EXTENDER_CONFIG")
     kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
     live = bool(kubeconfig or args.in_cluster or args.live)
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
@@ -84,9 +99,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                                   or _env("EXTENDER_MEMBER_CLUSTERS"))}
     tls = _tls_options(args)
     if live:
-        app, described = _live_app(config_path, kubeconfig, args, create_app, Metrics, limits)
+        app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
-        scheduler, _config = build_scheduler(cluster, config_path)
+        scheduler, _config = build_scheduler(cluster, config)
         app = create_app(scheduler, **limits)
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
@@ -131,7 +146,7 @@ def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _live_app(config_path: str | None, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,
+def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,
               metrics_class: Any, limits: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The service on a cache kept current from an apiserver, binding through it."""
     from extender.cluster.live import LiveSource
@@ -139,11 +154,7 @@ def _live_app(config_path: str | None, kubeconfig: str | None, args: argparse.Na
     from extender.kubeapi.binder import ApiBinder
     from extender.kubeapi.client import KubeClient
 
-    try:
-        config = load_config(config_path)
-        frameworks = [Framework(p) for p in config.profiles]
-    except (ConfigError, ProfileError, RegistryError) as err:
-        raise CLIError(f"configuration: {err}") from err
+    frameworks = frameworks_of(config)
     try:
         cluster = (kubeconfig_module.in_cluster() if args.in_cluster
                    else kubeconfig_module.load(kubeconfig, args.context))

@@ -5,6 +5,7 @@ Example (see config/extender.yaml)::
 
     imports: [my_company.scheduling]        # modules (or .py files) that register user plugins
     assumedPodTTLSeconds: 30                # expiry of assumed pods after binding finished (0 = never)
+    logLevel: info                          # debug, info, warning, error (--log-level and env win)
     profiles:
       - schedulerName: default-scheduler    # the first profile is also served at /<verb>
         scoreMapping: absolute              # or minmax: how weighted totals map to 0..10
@@ -28,7 +29,8 @@ import yaml
 from extender.engine.profile import Profile, ProfileError, build_profile
 from extender.engine.registry import RegistryError, import_plugin_module
 
-KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds"}
+KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds", "logLevel"}
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 class ConfigError(ValueError):
@@ -42,6 +44,7 @@ class Config:
     profiles: list[Profile] = field(default_factory=list)
     imports: list[str] = field(default_factory=list)
     assumed_pod_ttl_seconds: float = 30.0
+    log_level: str | None = None
 
 
 def parse_config(data: Any, source: str = "config", base: Path | None = None) -> Config:
@@ -64,6 +67,9 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
     ttl = data.get("assumedPodTTLSeconds", 30)
     if not isinstance(ttl, int | float) or isinstance(ttl, bool) or ttl < 0:
         raise ConfigError(f"{source}: assumedPodTTLSeconds: expected a non-negative number")
+    log_level = data.get("logLevel")
+    if log_level is not None and (not isinstance(log_level, str) or log_level.lower() not in LOG_LEVELS):
+        raise ConfigError(f"{source}: logLevel: expected one of {', '.join(LOG_LEVELS)}")
     specs = data.get("profiles")
     if specs is None:
         specs = [{}]
@@ -78,7 +84,8 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
         if any(p.name == profile.name for p in profiles):
             raise ConfigError(f"{source}: profiles[{i}].schedulerName: duplicate profile {profile.name!r}")
         profiles.append(profile)
-    return Config(profiles=profiles, imports=list(imports), assumed_pod_ttl_seconds=float(ttl))
+    return Config(profiles=profiles, imports=list(imports), assumed_pod_ttl_seconds=float(ttl),
+                  log_level=log_level.lower() if isinstance(log_level, str) else None)
 
 
 def load_config(path: str | Path | None) -> Config:

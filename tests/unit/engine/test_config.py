@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_example_configuration_loads() -> None:
     config = load_config(ROOT / "config" / "extender.yaml")
+    assert config.log_level == "info" and config.assumed_pod_ttl_seconds == 30
     default, binpack = config.profiles
     assert default.name == "default-scheduler" and binpack.name == "binpack"
     assert ("TaintToleration", 3) in default.scores and ("InterPodAffinity", 2) in default.scores
@@ -57,6 +58,7 @@ def test_user_plugin_from_a_file_is_loaded_and_runs() -> None:
     ({"profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
         "resources": [{"name": "cpu", "weight": 101}]}}}]}]}, "must be in the range [1, 100]"),
     ({"assumedPodTTLSeconds": -1}, "assumedPodTTLSeconds"),
+    ({"logLevel": "loud"}, "logLevel: expected one of debug, info, warning, error"),
 ])
 def test_bad_configuration_names_the_key(document: object, message: str) -> None:
     with pytest.raises((ConfigError, Exception)) as err:
