@@ -42,8 +42,10 @@ class Metrics:
         self.prioritize_failures = Counter(
             "extender_prioritize_failures",
             "Prioritize calls answered with an error (kube-scheduler drops these silently)", ["profile"], registry=r)
-        self.prioritize_scores = Histogram("extender_prioritize_scores", "Distribution of 0..10 prioritize answers",
-                                           ["profile"], buckets=tuple(range(11)), registry=r)
+        # Per score value rather than a histogram: a prioritize answer scores thousands of nodes, and one
+        # increment per distinct value (at most 11) costs far less than one observation per node.
+        self.prioritize_scores = Counter("extender_prioritize_answers", "Prioritize answers per 0..10 score value",
+                                         ["profile", "score"], registry=r)
         self.binds = Counter("extender_binds", "Bind outcomes", ["outcome"], registry=r)
         self.rejected_requests = Counter("extender_rejected_requests",
                                          "Requests refused before reaching the engine", ["reason"], registry=r)

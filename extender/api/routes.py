@@ -115,9 +115,11 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         args = decode(body, ExtenderArgs)
         names, nodes = _candidates(args)
         scores = scheduler.prioritize(profile, args.Pod, names, nodes)
-        histogram = metrics.prioritize_scores.labels(profile)
+        per_value: dict[int, int] = {}
         for _, score in scores:
-            histogram.observe(score)
+            per_value[score] = per_value.get(score, 0) + 1
+        for score, count in per_value.items():
+            metrics.prioritize_scores.labels(profile, str(score)).inc(count)
         return [{"Host": host, "Score": score} for host, score in scores]
 
     def prioritize_error(message: str) -> tuple[int, Any]:
