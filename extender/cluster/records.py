@@ -15,6 +15,15 @@ from typing import Any, TypeGuard
 import orjson
 
 from extender.cluster.resource import Resource
+from extender.kube.podfields import (
+    KEPT_CONDITION_TYPE,
+    KEPT_CONTAINER,
+    KEPT_METADATA,
+    KEPT_SPEC,
+    KEPT_STATUS,
+    KEPT_STATUS_CONTAINER,
+    UNREAD_VOLUMES,
+)
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
 from extender.kube.taints import Taint, TaintError, Toleration
@@ -51,16 +60,7 @@ def _labels(obj: Any, path: str) -> dict[str, str]:
     return labels if isinstance(labels, dict) else dict(labels)
 
 
-# What the scheduler reads of pods it holds (assigned, assumed, pending); everything else is dropped when a
-# pod enters the cache, so that 150k pods fit in far less memory. Incoming pods are never trimmed.
-_KEPT_METADATA = ("name", "namespace", "uid", "labels", "ownerReferences", "deletionTimestamp", "resourceVersion",
-                  "creationTimestamp")
-_KEPT_SPEC = ("nodeName", "affinity", "priority", "priorityClassName", "preemptionPolicy", "schedulerName",
-              "tolerations", "topologySpreadConstraints", "nodeSelector", "overhead", "resources", "hostNetwork")
-_KEPT_CONTAINER = ("name", "image", "resources", "ports", "restartPolicy")
-_KEPT_STATUS_CONTAINER = ("name", "allocatedResources", "resources")
-# Volume sources no plugin reads (they never limit placement); PVCs, ephemeral and disk volumes are kept.
-_UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
+# What the scheduler reads of pods it holds is listed once, in extender.kube.podfields.
 
 
 def _is_map(obj: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -101,7 +101,7 @@ def _intern_values(obj: Any) -> Any:
 
 
 def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a pod keeping only what the scheduler reads (see the _KEPT_* lists above).
+    """A copy of a pod keeping only what the scheduler reads (extender.kube.podfields).
 
     Repeated string values are interned (see _intern_values); the pod's own names and versions are not,
     as they are unique. Malformed parts are kept as they are, so that building the record still reports
@@ -112,7 +112,7 @@ def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     status = raw.get("status")
     out: dict[str, Any] = {"kind": "Pod"}
     if _is_map(meta):
-        slim_meta = _pick(meta, _KEPT_METADATA)
+        slim_meta = _pick(meta, KEPT_METADATA)
         for key, value in slim_meta.items():
             if key not in _UNIQUE_METADATA:
                 slim_meta[key] = _intern_values(value) if type(value) is not str else sys.intern(value)
@@ -120,32 +120,33 @@ def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     elif meta is not None:
         out["metadata"] = meta
     if _is_map(spec):
-        slim_spec = _pick(spec, _KEPT_SPEC)
+        slim_spec = _pick(spec, tuple(k for k in KEPT_SPEC if k != "volumes"))
         for field in ("containers", "initContainers"):
             containers = spec.get(field)
             if type(containers) is list:
-                slim_spec[field] = [_pick(c, _KEPT_CONTAINER) if _is_map(c) else c for c in containers]
+                slim_spec[field] = [_pick(c, KEPT_CONTAINER) if _is_map(c) else c for c in containers]
             elif containers is not None:
                 slim_spec[field] = containers
         volumes = spec.get("volumes")
         if type(volumes) is list:
-            slim_spec["volumes"] = [v for v in volumes if not (_is_map(v) and _UNREAD_VOLUMES & v.keys())]
+            slim_spec["volumes"] = [v for v in volumes if not (_is_map(v) and UNREAD_VOLUMES & v.keys())]
         elif volumes is not None:
             slim_spec["volumes"] = volumes
         out["spec"] = _intern_values(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
-        slim_status = _pick(status, ("phase", "startTime"))
+        slim_status = _pick(status, tuple(k for k in KEPT_STATUS if k != "conditions"))
         for field in ("containerStatuses", "initContainerStatuses"):
             entries = status.get(field)
             if type(entries) is list:
-                slim_status[field] = [_pick(c, _KEPT_STATUS_CONTAINER) if _is_map(c) else c for c in entries]
+                slim_status[field] = [_pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c for c in entries]
             elif entries is not None:
                 slim_status[field] = entries
         conditions = status.get("conditions")
         if type(conditions) is list:
-            slim_status["conditions"] = [c for c in conditions if _is_map(c) and c.get("type") == "PodResizePending"]
+            slim_status["conditions"] = [c for c in conditions
+                                         if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE]
         elif conditions is not None:
             slim_status["conditions"] = conditions
         out["status"] = _intern_values(slim_status)

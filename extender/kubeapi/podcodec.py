@@ -1,7 +1,7 @@
 """Decoding Pods from the apiserver straight into what the cache keeps.
 
 A Pod as the apiserver sends it is several kilobytes (managedFields, env, probes, volume mounts,
-conditions...), of which the scheduler reads a fraction (extender.cluster.records.slim_pod). Decoding
+conditions...), of which the scheduler reads a fraction (extender.kube.podfields). Decoding
 whole pages of pods into dicts and then trimming them dominated the time to sync 150k pods and left the
 heap fragmented. msgspec decodes into structs that declare only the kept fields, skipping the rest
 without creating objects for them, and turns them into the same dicts slim_pod would produce.
@@ -18,64 +18,35 @@ import msgspec
 import orjson
 from msgspec import UNSET, UnsetType
 
+from extender.kube.podfields import (
+    KEPT_CONDITION_TYPE,
+    KEPT_CONTAINER,
+    KEPT_METADATA,
+    KEPT_SPEC,
+    KEPT_STATUS,
+    KEPT_STATUS_CONTAINER,
+    UNREAD_VOLUMES,
+)
+
 Kept = Any | UnsetType  # a kept field: any JSON value, left out of the result when absent
 
 
-class _Meta(msgspec.Struct):
-    name: Kept = UNSET
-    namespace: Kept = UNSET
-    uid: Kept = UNSET
-    labels: Kept = UNSET
-    ownerReferences: Kept = UNSET
-    deletionTimestamp: Kept = UNSET
-    resourceVersion: Kept = UNSET
-    creationTimestamp: Kept = UNSET
+def _struct(name: str, fields: tuple[str, ...], typed: dict[str, Any] | None = None) -> Any:
+    """A struct with the given fields, each optional (UNSET when absent); ``typed`` overrides some types."""
+    typed = typed or {}
+    return msgspec.defstruct(name, [(f, typed.get(f, Kept), UNSET) for f in fields])
 
 
-class _Container(msgspec.Struct):
-    name: Kept = UNSET
-    image: Kept = UNSET
-    resources: Kept = UNSET
-    ports: Kept = UNSET
-    restartPolicy: Kept = UNSET
-
-
-class _Spec(msgspec.Struct):
-    nodeName: Kept = UNSET
-    affinity: Kept = UNSET
-    priority: Kept = UNSET
-    priorityClassName: Kept = UNSET
-    preemptionPolicy: Kept = UNSET
-    schedulerName: Kept = UNSET
-    tolerations: Kept = UNSET
-    topologySpreadConstraints: Kept = UNSET
-    nodeSelector: Kept = UNSET
-    overhead: Kept = UNSET
-    resources: Kept = UNSET
-    hostNetwork: Kept = UNSET
-    containers: list[_Container] | UnsetType = UNSET
-    initContainers: list[_Container] | UnsetType = UNSET
-    volumes: Kept = UNSET
-
-
-class _ContainerStatus(msgspec.Struct):
-    name: Kept = UNSET
-    allocatedResources: Kept = UNSET
-    resources: Kept = UNSET
-
-
-class _Status(msgspec.Struct):
-    phase: Kept = UNSET
-    startTime: Kept = UNSET
-    containerStatuses: list[_ContainerStatus] | UnsetType = UNSET
-    initContainerStatuses: list[_ContainerStatus] | UnsetType = UNSET
-    conditions: Kept = UNSET
-
-
-class _Pod(msgspec.Struct):
-    metadata: _Meta | UnsetType = UNSET
-    spec: _Spec | UnsetType = UNSET
-    status: _Status | UnsetType = UNSET
+_Container: Any = _struct("_Container", KEPT_CONTAINER)
+_ContainerStatus: Any = _struct("_ContainerStatus", KEPT_STATUS_CONTAINER)
+_Meta: Any = _struct("_Meta", KEPT_METADATA)
+_Spec: Any = _struct("_Spec", (*KEPT_SPEC, "containers", "initContainers"),
+                {"containers": list[_Container] | UnsetType, "initContainers": list[_Container] | UnsetType})
+_Status: Any = _struct("_Status", (*KEPT_STATUS, "containerStatuses", "initContainerStatuses"),
+                  {"containerStatuses": list[_ContainerStatus] | UnsetType,
+                   "initContainerStatuses": list[_ContainerStatus] | UnsetType})
+_Pod: Any = _struct("_Pod", ("metadata", "spec", "status"),
+               {"metadata": _Meta | UnsetType, "spec": _Spec | UnsetType, "status": _Status | UnsetType})
 
 
 class _ListMeta(msgspec.Struct):
@@ -84,34 +55,25 @@ class _ListMeta(msgspec.Struct):
     continue_: Kept = msgspec.field(default=UNSET, name="continue")
 
 
-class _PodList(msgspec.Struct):
-    metadata: _ListMeta | UnsetType = UNSET
-    items: list[_Pod] | UnsetType = UNSET
-
-
-class _PodEvent(msgspec.Struct):
-    type: Kept = UNSET
-    object: _Pod | UnsetType = UNSET
+_PodList: Any = msgspec.defstruct("_PodList", [("metadata", _ListMeta | UnsetType, UNSET),
+                                           ("items", list[_Pod] | UnsetType, UNSET)])
+_PodEvent: Any = msgspec.defstruct("_PodEvent", [("type", Kept, UNSET), ("object", _Pod | UnsetType, UNSET)])
 
 
 _list_decoder = msgspec.json.Decoder(_PodList)
 _event_decoder = msgspec.json.Decoder(_PodEvent)
 _pod_decoder = msgspec.json.Decoder(_Pod)
-# Volume sources no plugin reads (as in records.slim_pod).
-_UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
-
-
-def _pod_dict(pod: _Pod) -> dict[str, Any]:
+def _pod_dict(pod: Any) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(pod)
     out["kind"] = "Pod"
     spec = out.get("spec")
     if isinstance(spec, dict) and isinstance(spec.get("volumes"), list):
-        spec["volumes"] = [v for v in spec["volumes"] if not (isinstance(v, dict) and _UNREAD_VOLUMES & v.keys())]
+        spec["volumes"] = [v for v in spec["volumes"] if not (isinstance(v, dict) and UNREAD_VOLUMES & v.keys())]
     status = out.get("status")
     if isinstance(status, dict) and isinstance(status.get("conditions"), list):
         # Only the resize state matters; keep such conditions whole, as slim_pod does.
         status["conditions"] = [c for c in status["conditions"]
-                                if isinstance(c, dict) and c.get("type") == "PodResizePending"]
+                                if isinstance(c, dict) and c.get("type") == KEPT_CONDITION_TYPE]
     return out
 
 
