@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from extender import __version__
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS, JSONResponse
 from extender.api.metrics import Metrics
-from extender.api.routes import build_router
+from extender.api.routes import FastVerbs, build_router
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
 from extender.multicluster.routes import build_multicluster_router
@@ -89,9 +89,11 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     for fw in scheduler.frameworks.values():
         fw.timer = metrics.plugin_timer
 
+    verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout)
+    app.include_router(verbs)
+    # Added first, so the request-id middleware (added next) still wraps it.
+    app.add_middleware(FastVerbs, verbs=verbs.verbs)
     app.add_middleware(RequestIdMiddleware)
-
-    app.include_router(build_router(scheduler, metrics, max_body_bytes, read_timeout))
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.api.metrics import Metrics
@@ -52,10 +53,45 @@ def _candidates(args: ExtenderArgs) -> tuple[list[str] | None, list[dict[str, An
     return None, (args.Nodes.items or []) if args.Nodes is not None else []
 
 
+class VerbRouter(APIRouter):
+    """The verbs' routes (documented in OpenAPI as usual), plus ``verbs``: verb -> handler for the fast path."""
+
+    verbs: dict[str, Callable[[Request, str | None], Awaitable[Response]]]
+
+
+class FastVerbs:
+    """Serves POST /<verb> and /profiles/<name>/<verb> straight from the handlers, ahead of FastAPI's routing.
+
+    kube-scheduler calls these verbs for every pod; FastAPI's router, dependency and exception layers cost
+    a large share of a millisecond-scale request, and these handlers need none of them (they read the raw
+    body and answer a ready Response). Everything else, OpenAPI included, goes to the application.
+    """
+
+    def __init__(self, app: ASGIApp, verbs: dict[str, Callable[[Request, str | None], Awaitable[Response]]]) -> None:
+        self.app = app
+        self.verbs = verbs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            parts = scope["path"].strip("/").split("/")
+            handler = None
+            profile: str | None = None
+            if len(parts) == 1:
+                handler = self.verbs.get(parts[0])
+            elif len(parts) == 3 and parts[0] == "profiles" and parts[1]:
+                handler, profile = self.verbs.get(parts[2]), parts[1]
+            if handler is not None:
+                response = await handler(Request(scope, receive), profile)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> APIRouter:
-    """Routes for filter, prioritize and bind, for the default profile and per profile."""
-    router = APIRouter()
+                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> VerbRouter:
+    """Routes for filter, prioritize, bind and preempt (default profile and per profile), and explain."""
+    router = VerbRouter()
+    router.verbs = {}
 
     async def run(verb: str, request: Request, profile: str | None, handler: Handler,
                   error_body: Callable[[str], Any]) -> Response:
@@ -212,6 +248,12 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             return for_default, for_profile
 
         default_route, profile_route = make()
+
+        async def fast(request: Request, profile: str | None, verb: str = verb, handler: Handler = handler,
+                       on_error: Callable[[str], tuple[int, Any]] = on_error) -> Response:
+            return await run(verb, request, profile, handler, on_error)
+
+        router.verbs[verb] = fast
         extra = _body_doc(request_model)
         responses: dict[int | str, dict[str, Any]] = {200: {"model": response_model}}
         router.add_api_route(f"/{verb}", default_route, methods=["POST"], summary=summary,
