@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
+
+from extender.cluster.nodeinfo import NodeInfo
 
 # Container fields the node-local plugins read (resources for NodeResourcesFit, ports for NodePorts,
 # restartPolicy for sidecar semantics of init containers).
@@ -46,15 +48,17 @@ def equivalence_key(raw_pod: Mapping[str, Any]) -> str:
     return hashlib.blake2b(orjson.dumps(relevant, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
 
 
-MISSING: Any = object()  # a verdict not computed yet for this class and node
+MISSING: Any = object()  # a value not computed yet for this class and node
+
+FILTER_SLOT = 1  # the verdict of the leading node-local filter plugins (a Status, or None for "fits")
+SCORES_SLOT = 2  # the raw scores of the node-local score plugins, a tuple in profile order
 
 
 class EquivalenceCache:
     """Per equivalence class: node name -> [node generation, filter verdict, raw scores].
 
-    One entry per node and class holds both the verdict of the leading node-local filter plugins and the
-    raw scores of the node-local score plugins (a tuple in profile order), so that a class costs one dict
-    entry per node. An entry whose generation differs from the node's is stale and is recomputed.
+    One entry per node and class holds both slots, so that a class costs one dict entry per node. An entry
+    whose generation differs from the node's is stale: it is replaced when the node is next computed.
     """
 
     def __init__(self, max_classes: int = 32) -> None:
@@ -73,6 +77,26 @@ class EquivalenceCache:
         else:
             self._classes.move_to_end(key)
         return table
+
+    def resolve(self, key: str, nodes: Iterable[NodeInfo], slot: int,
+                compute: Callable[[NodeInfo], Any]) -> Iterator[tuple[NodeInfo, Any]]:
+        """(node, value of ``slot``) for each node: cached while the node's generation is unchanged, else
+        ``compute(node)``, stored. An exception from ``compute`` stores nothing and ends the iteration."""
+        table = self.table(key)
+        for node in nodes:
+            entry = table.get(node.name)
+            generation = node.generation
+            if entry is not None and entry[0] == generation:
+                value = entry[slot]
+                if value is not MISSING:
+                    self.hits += 1
+                    yield node, value
+                    continue
+            else:
+                entry = table[node.name] = [generation, MISSING, MISSING]
+            self.misses += 1
+            value = entry[slot] = compute(node)
+            yield node, value
 
     def __len__(self) -> int:
         return len(self._classes)

@@ -17,7 +17,7 @@ from typing import Any
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
-from extender.engine.equivalence import MISSING, EquivalenceCache
+from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
     Code,
@@ -159,37 +159,28 @@ class Framework:
     @staticmethod
     def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: list[NodeInfo], plugins: list[FilterPlugin],
                            equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> list[NodeInfo]:
+        def verdict(node: NodeInfo) -> Status | None:
+            for plugin in plugins:
+                try:
+                    status = plugin.filter(state, pod, node)
+                except Exception as err:
+                    raise _FilterStop(filter_error(plugin.name, str(err))) from err
+                if status is not None and status.code != Code.SUCCESS:
+                    if status.code == Code.ERROR:  # errors are answered, never cached
+                        raise _FilterStop(filter_error(plugin.name, status.message))
+                    return status.with_plugin(plugin.name)
+            return None
+
         cache, key = equivalence
-        table = cache.table(key)
         survivors: list[NodeInfo] = []
-        for node in nodes:
-            entry = table.get(node.name)
-            if entry is not None and entry[0] == node.generation and entry[1] is not MISSING:
-                cache.hits += 1
-                status = entry[1]
-            else:
-                cache.misses += 1
-                status = None
-                for plugin in plugins:
-                    try:
-                        verdict = plugin.filter(state, pod, node)
-                    except Exception as err:
-                        result.error = filter_error(plugin.name, str(err))
-                        return survivors
-                    if verdict is not None and verdict.code != Code.SUCCESS:
-                        status = verdict.with_plugin(plugin.name)
-                        break
-                if status is not None and status.code == Code.ERROR:
-                    result.error = filter_error(status.plugin, status.message)
-                    return survivors
-                if entry is not None and entry[0] == node.generation:
-                    entry[1] = status
+        try:
+            for node, status in cache.resolve(key, nodes, FILTER_SLOT, verdict):
+                if status is None:
+                    survivors.append(node)
                 else:
-                    table[node.name] = [node.generation, status, None]
-            if status is None:
-                survivors.append(node)
-            else:
-                result.failed[node.name] = status
+                    result.failed[node.name] = status
+        except _FilterStop as stop:
+            result.error = stop.status
         return survivors
 
     # ---- scoring -------------------------------------------------------------------------------
@@ -222,7 +213,8 @@ class Framework:
             active.append((plugin, weight))
         state.score_weight = sum(weight for _, weight in active)
         local = [plugin for plugin, _ in active if plugin.node_local] if equivalence is not None else []
-        local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) if local else {}
+        local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) \
+            if local and equivalence is not None else {}
         totals = [0] * len(nodes)
         for plugin, weight in active:
             started = time.perf_counter()
@@ -251,24 +243,12 @@ class Framework:
 
     @staticmethod
     def _local_raw_scores(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[ScorePlugin],
-                          equivalence: tuple[EquivalenceCache, str] | None) -> dict[str, list[int]]:
+                          equivalence: tuple[EquivalenceCache, str]) -> dict[str, list[int]]:
         """Raw scores of node-local plugins, from the equivalence cache where the node is unchanged."""
-        assert equivalence is not None
         cache, key = equivalence
-        table = cache.table(key)
         columns: list[list[int]] = [[] for _ in plugins]
-        for node in nodes:
-            entry = table.get(node.name)
-            if entry is not None and entry[0] == node.generation and entry[2] is not None:
-                cache.hits += 1
-                raws = entry[2]
-            else:
-                cache.misses += 1
-                raws = tuple(plugin.score(state, pod, node) for plugin in plugins)
-                if entry is not None and entry[0] == node.generation:
-                    entry[2] = raws
-                else:
-                    table[node.name] = [node.generation, MISSING, raws]
+        compute = lambda node: tuple(plugin.score(state, pod, node) for plugin in plugins)  # noqa: E731
+        for _node, raws in cache.resolve(key, nodes, SCORES_SLOT, compute):
             for column, value in zip(columns, raws, strict=True):
                 column.append(value)
         return {plugin.name: column for plugin, column in zip(plugins, columns, strict=True)}
@@ -328,6 +308,14 @@ class Framework:
                         scored["skipped"] = True
                     entry["scores"][plugin_name] = scored
         return out
+
+
+class _FilterStop(Exception):
+    """Ends a filter sweep with an Error status (raised inside the equivalence cache's computation)."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
 
 
 def filter_error(plugin: str, message: str) -> Status:
