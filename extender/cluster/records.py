@@ -9,7 +9,7 @@ naming the field, so bad input is reported instead of half-read.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
 import orjson
@@ -100,6 +100,30 @@ def _intern_values(obj: Any) -> Any:
     return obj
 
 
+_DROP: Any = object()  # a list element a trim leaves out
+
+# List fields trimmed element by element (malformed elements are kept as they are, to be reported later).
+_TRIM_SPEC: dict[str, Callable[[Any], Any]] = {
+    "containers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
+    "initContainers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
+    "volumes": lambda v: _DROP if _is_map(v) and UNREAD_VOLUMES & v.keys() else v,
+}
+_TRIM_STATUS: dict[str, Callable[[Any], Any]] = {
+    "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
+    "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
+    "conditions": lambda c: c if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE else _DROP,
+}
+
+
+def _trim_lists(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str, Callable[[Any], Any]]) -> None:
+    for field, trim in trims.items():
+        value = source.get(field)
+        if type(value) is list:
+            out[field] = [kept for kept in map(trim, value) if kept is not _DROP]
+        elif value is not None:  # not a list: kept as it is, for the record to report
+            out[field] = value
+
+
 def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a pod keeping only what the scheduler reads (extender.kube.podfields).
 
@@ -120,35 +144,14 @@ def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     elif meta is not None:
         out["metadata"] = meta
     if _is_map(spec):
-        slim_spec = _pick(spec, tuple(k for k in KEPT_SPEC if k != "volumes"))
-        for field in ("containers", "initContainers"):
-            containers = spec.get(field)
-            if type(containers) is list:
-                slim_spec[field] = [_pick(c, KEPT_CONTAINER) if _is_map(c) else c for c in containers]
-            elif containers is not None:
-                slim_spec[field] = containers
-        volumes = spec.get("volumes")
-        if type(volumes) is list:
-            slim_spec["volumes"] = [v for v in volumes if not (_is_map(v) and UNREAD_VOLUMES & v.keys())]
-        elif volumes is not None:
-            slim_spec["volumes"] = volumes
+        slim_spec = _pick(spec, tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC))
+        _trim_lists(spec, slim_spec, _TRIM_SPEC)
         out["spec"] = _intern_values(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
-        slim_status = _pick(status, tuple(k for k in KEPT_STATUS if k != "conditions"))
-        for field in ("containerStatuses", "initContainerStatuses"):
-            entries = status.get(field)
-            if type(entries) is list:
-                slim_status[field] = [_pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c for c in entries]
-            elif entries is not None:
-                slim_status[field] = entries
-        conditions = status.get("conditions")
-        if type(conditions) is list:
-            slim_status["conditions"] = [c for c in conditions
-                                         if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE]
-        elif conditions is not None:
-            slim_status["conditions"] = conditions
+        slim_status = _pick(status, tuple(k for k in KEPT_STATUS if k not in _TRIM_STATUS))
+        _trim_lists(status, slim_status, _TRIM_STATUS)
         out["status"] = _intern_values(slim_status)
     elif status is not None:
         out["status"] = status
