@@ -39,6 +39,7 @@ from extender.cluster.records import NodeRecord, PodRecord
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource, is_scalar_resource_name
 from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import Code, Status
+from extender.engine.profile import ProfileError
 from extender.kube.quantity import QuantityError, decode_quantity, milli_value, value
 
 #: schedulerapi.MaxPriority: the top of every 0-10 era priority.
@@ -235,6 +236,20 @@ def legacy_pod(pod: PodRecord) -> LegacyPod:
         pod.memo[_POD_MEMO] = cached
     assert isinstance(cached, LegacyPod)
     return cached
+
+
+def pod_error(pod: PodRecord) -> Status | None:
+    """An Error status when v1.12's reading of the pod failed (reported from PreFilter/PreScore), else None."""
+    legacy = legacy_pod(pod)
+    return error(legacy.error) if legacy.error else None
+
+
+def label_arg(args: Mapping[str, Any], plugin: str) -> str:
+    """The required ``label`` arg of NodeLabelPriority and ServiceAntiAffinity."""
+    label = args.get("label")
+    if not isinstance(label, str) or not label:
+        raise ProfileError(f"{plugin} args.label: a node label key is required")
+    return label
 
 
 # ---- per-node sums, as v1.12's NodeInfo kept them ------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import Any, Final
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord
 from extender.engine.framework import CycleState, ScorePlugin, Status, default_normalize
-from extender.engine.plugins.legacy.common import MAX_PRIORITY, as_mapping, error, legacy_pod, node_of
+from extender.engine.plugins.legacy.common import MAX_PRIORITY, as_mapping, error, label_arg, legacy_pod, node_of
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
@@ -250,9 +250,7 @@ class NodeLabelPriority(ScorePlugin):
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
-        label = self.args.get("label")
-        if not isinstance(label, str) or not label:
-            raise ProfileError(f"{self.name} args.label: a node label key is required")
+        label = label_arg(self.args, self.name)
         presence = self.args.get("presence", False)
         if not isinstance(presence, bool):
             raise ProfileError(f"{self.name} args.presence: expected a boolean")

@@ -33,7 +33,7 @@ from typing import Any
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import CycleState, ScorePlugin, Status, go_div
-from extender.engine.plugins.legacy.common import MAX_PRIORITY, error, legacy_pod, node_of, node_totals
+from extender.engine.plugins.legacy.common import MAX_PRIORITY, legacy_pod, node_of, node_totals, pod_error
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 
@@ -46,8 +46,7 @@ class _ResourceAllocationPriority(ScorePlugin):
     max_score = MAX_PRIORITY
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        legacy = legacy_pod(pod)
-        return error(legacy.error) if legacy.error else None
+        return pod_error(pod)
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
         legacy = legacy_pod(pod)
@@ -199,8 +198,7 @@ class ResourceLimitsPriority(ScorePlugin):
     max_score = MAX_PRIORITY
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        legacy = legacy_pod(pod)
-        return error(legacy.error) if legacy.error else None
+        return pod_error(pod)
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
         legacy = legacy_pod(pod)

@@ -38,11 +38,11 @@ from extender.engine.framework import CycleState, ScorePlugin, Status
 from extender.engine.plugins.legacy.common import (
     MAX_PRIORITY,
     as_mapping,
+    label_arg,
     node_of,
     objects_in_namespace,
     zone_key,
 )
-from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.selectors import (
     EVERYTHING,
@@ -204,9 +204,7 @@ class ServiceAntiAffinity(ScorePlugin):
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
-        label = self.args.get("label")
-        if not isinstance(label, str) or not label:
-            raise ProfileError(f"{self.name} args.label: a node label key is required")
+        label = label_arg(self.args, self.name)
         self.label = label
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
