@@ -1,7 +1,7 @@
 """Regenerate bench/RESULTS.md: the extender against its targets, side by side with upstream's code.
 
-    python -m bench.run              # full: 500 and 5000 nodes x 30 pods, apiserver sync, throughput (~25 min)
-    python -m bench.run --quick      # 500 nodes only, smaller apiserver runs (~5 min)
+    python -m bench.run              # full: 500 and 5000 nodes x 30 pods, apiserver sync, throughput (~5 min)
+    python -m bench.run --quick      # 500 nodes only, smaller apiserver runs (~1 min)
 
 Every figure comes from this one run on this machine and is reported as a median (p50) or p99 of that
 run, never as a promise; ratios put each figure beside upstream's Go code measured in the same run.

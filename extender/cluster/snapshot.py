@@ -2,7 +2,7 @@
 
 The cache refreshes a single snapshot incrementally: only nodes changed since the previous refresh are
 copied, so the cost of a request does not grow with the size of the cluster when nothing changed. The
-engine never mutates a snapshot; tools that do (simulate) work on :meth:`Snapshot.fork`.
+engine never mutates a snapshot; tools that place pods (simulate) assume them in a cache of their own.
 """
 
 from __future__ import annotations
@@ -78,9 +78,6 @@ class Snapshot:
         """All objects of one kind (e.g. "Service"), keyed by namespace/name."""
         return self.objects.get(kind, {})
 
-    def fork(self) -> Snapshot:
-        """A deep-enough copy to assume pods on without touching this snapshot."""
-        return Snapshot.from_node_infos((n.clone() for n in self.node_list), self.objects)
 
     def __len__(self) -> int:
         return len(self.node_list)

@@ -64,10 +64,6 @@ class Status:
         """The reasons joined as upstream's Status.Message() does."""
         return ", ".join(self.reasons)
 
-    @property
-    def rejects(self) -> bool:
-        """True for Unschedulable and UnschedulableAndUnresolvable."""
-        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def with_plugin(self, plugin: str) -> Status:
         """The same verdict attributed to a plugin."""

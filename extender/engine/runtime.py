@@ -16,7 +16,6 @@ from typing import Any
 
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
@@ -326,7 +325,3 @@ def filter_error(plugin: str, message: str) -> Status:
 class PluginScoreError(RuntimeError):
     """A score plugin failed or returned a score out of range."""
 
-
-def new_cycle(snapshot: Snapshot) -> CycleState:
-    """Fresh per-request state over a snapshot."""
-    return CycleState(snapshot)

@@ -11,6 +11,7 @@ from builders import make_node, make_pod
 from extender.cluster.cache import ClusterCache
 from extender.config import ConfigError, load_config, parse_config
 from extender.engine.explain import explain
+from extender.engine.profile import ProfileError
 from extender.engine.runtime import Framework
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -61,7 +62,7 @@ def test_user_plugin_from_a_file_is_loaded_and_runs() -> None:
     ({"logLevel": "loud"}, "logLevel: expected one of debug, info, warning, error"),
 ])
 def test_bad_configuration_names_the_key(document: object, message: str) -> None:
-    with pytest.raises((ConfigError, Exception)) as err:
+    with pytest.raises((ConfigError, ProfileError)) as err:
         config = parse_config(document, "test.yaml")
         for profile in config.profiles:
             Framework(profile)  # plugin args are validated when plugins are built
