@@ -19,9 +19,16 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 
 WORKDIR /src
+# The dependencies from the lock first (exact versions, every file's hash checked; `scripts/lock` writes it):
+# a layer that only changes with the lock. It includes the build backend for the next step.
+COPY requirements/runtime.txt ./requirements/
+RUN /opt/venv/bin/pip install --require-hashes -r requirements/runtime.txt
+# Then the project itself, built by the locked setuptools (no isolated build fetching another one); the build
+# backend leaves the venv afterwards.
 COPY pyproject.toml README.md ./
 COPY extender/ ./extender/
-RUN /opt/venv/bin/pip install . \
+RUN /opt/venv/bin/pip install . --no-deps --no-build-isolation \
+ && /opt/venv/bin/pip uninstall --yes --quiet setuptools wheel \
  && /opt/venv/bin/python -m compileall -q /opt/venv/lib/python3.11/site-packages
 
 # ---------------------------------------------------------------- runtime: the venv on the same base, no build tools
@@ -47,9 +54,9 @@ WORKDIR /tmp
 
 EXPOSE 8888
 
-# Plain-HTTP liveness on the serving port (EXTENDER_PORT if set). Kubernetes ignores HEALTHCHECK and uses the
-# Deployment's probes; under mutual TLS this check cannot present a client certificate: disable it there.
+# Plain-HTTP liveness on the health port (EXTENDER_HEALTH_PORT) when one is set, else on the serving port
+# (EXTENDER_PORT, default 8888). Kubernetes ignores HEALTHCHECK and uses the Deployment's probes.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request as r; r.urlopen('http://127.0.0.1:' + os.environ.get('EXTENDER_PORT', '8888') + '/healthz', timeout=2)"]
+    CMD ["python", "-c", "import os, urllib.request as r; e = os.environ.get; r.urlopen('http://127.0.0.1:' + (e('EXTENDER_HEALTH_PORT') or e('EXTENDER_PORT') or '8888') + '/healthz', timeout=2)"]
 
 ENTRYPOINT ["extender", "serve", "--host", "0.0.0.0"]
