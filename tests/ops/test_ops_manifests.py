@@ -1,10 +1,15 @@
-"""The Kubernetes manifests under k8s/: consistent, least-privilege, accepted by a real apiserver, and the
-sidecar's KubeSchedulerConfiguration driving the real kube-scheduler through our extender.
+"""The Kubernetes manifests under k8s/: consistent, least-privilege, no verb reachable without
+authentication beyond loopback, accepted by a real apiserver, and the sidecar's KubeSchedulerConfiguration
+driving the real kube-scheduler through our extender.
 
 Without a control plane: every document parses, each kustomization lists exactly its folder's files, the
-extender's ClusterRole grants get/list/watch on exactly the kinds the live cache watches
-(``extender.cluster.live.WATCHED_KINDS``) and nothing else, binding is a separate grant, and the
-Deployments carry the probes, resources and security context the operations guide promises.
+extender's ClusterRoles grant get/list/watch on exactly the kinds the live cache watches
+(``extender.cluster.live.WATCHED_KINDS``) and nothing else, binding is a separate grant, the Deployments carry
+the probes, resources and security context the operations guide promises, and the verbs are on loopback
+(sidecar) or behind mutual TLS and a NetworkPolicy (standalone), with probes and metrics on the plain health
+port (``exposure.py``). The extender containers' own command lines are then run for real (with the demo
+cluster instead of --in-cluster) to see that the health port serves probes and metrics but no verb, and that
+the verbs answer only where the static check says.
 
 With kube-apiserver v1.36.3 (e2e): Namespaces and ServiceAccounts are created for real, every other object
 is applied server-side with ``dryRun=All`` and must be accepted without warnings, and the pod templates are
@@ -20,6 +25,7 @@ import copy
 import json
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +34,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from controlplane import ControlPlane, KubeClient, Obj, Scheduler
-from ops_support import Service, metric_value, running
+from controlplane import ControlPlane, KubeClient, Obj, Scheduler, free_port
+from exposure import check_objects, is_extender, listener
+from ops_support import Pki, Service, metric_value, running
 
 from extender.cluster.live import WATCHED_KINDS
 from extender.kubeapi.client import RESOURCES
@@ -68,7 +75,7 @@ def scheduler_config() -> Obj:
 
 def test_every_manifest_is_a_kubernetes_object() -> None:
     """apiVersion, kind and name on every document; namespaced kinds say their namespace."""
-    assert {p.relative_to(K8S).parts[0] for p in MANIFESTS} == {"rbac", "sidecar", "standalone"}
+    assert {p.relative_to(K8S).parts[0] for p in MANIFESTS} == {"sidecar", "standalone", "standalone-bind"}
     cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
     for path, obj in all_objects():
         assert obj.get("apiVersion") and obj.get("kind") and obj["metadata"].get("name"), path
@@ -107,9 +114,10 @@ def _group_resource(path: str) -> tuple[str, str]:
     return ("", parts[2]) if parts[0] == "api" else (parts[1], parts[3])
 
 
-def test_reader_role_covers_exactly_the_watched_kinds() -> None:
+@pytest.mark.parametrize("name", ["scheduler-extender-reader", "extender-scheduler-reader"])
+def test_reader_role_covers_exactly_the_watched_kinds(name: str) -> None:
     """get/list/watch on each kind the live cache watches; no other resource, verb or wildcard."""
-    role = find("ClusterRole", "scheduler-extender-reader")
+    role = find("ClusterRole", name)
     expected = {(*_group_resource(RESOURCES[kind].path), verb) for kind in WATCHED_KINDS
                 for verb in ("get", "list", "watch")}
     assert _rules(role) == expected
@@ -117,19 +125,21 @@ def test_reader_role_covers_exactly_the_watched_kinds() -> None:
 
 
 def test_binding_is_a_separate_grant() -> None:
-    """create pods/binding in its own ClusterRole, bound for the sidecar (bindVerb set) and only opt-in for the
-    standalone Deployment."""
-    binder = find("ClusterRole", "scheduler-extender-binder")
-    assert _rules(binder) == {("", "pods/binding", "create")}
-    for _, obj in all_objects():
+    """create pods/binding in its own ClusterRole, bound for the sidecar (bindVerb set) and only in the opt-in
+    overlay (k8s/standalone-bind) for the standalone Deployment."""
+    for name in ("scheduler-extender-binder", "extender-scheduler-binder"):
+        assert _rules(find("ClusterRole", name)) == {("", "pods/binding", "create")}
+        assert find("ClusterRoleBinding", name)["roleRef"]["name"] == name
+    for path, obj in all_objects():
         if obj["kind"] in ("ClusterRole", "Role"):
             for rule in obj["rules"]:
                 assert "*" not in rule.get("verbs", []) + rule.get("resources", []) + rule.get("apiGroups", [])
-    standalone = yaml.safe_load((K8S / "rbac" / "kustomization.yaml").read_text())["resources"]
-    assert "bind" not in standalone
+        if obj["kind"] == "ClusterRole" and obj["metadata"]["name"].startswith("scheduler-extender-binder"):
+            assert path.parent.name == "standalone-bind", path
     assert scheduler_config()["extenders"][0]["bindVerb"] == "bind"
-    assert find("ClusterRoleBinding", "extender-scheduler-extender-binder")["subjects"][0]["name"] == \
-        "extender-scheduler"
+    assert find("ClusterRoleBinding", "extender-scheduler-binder")["subjects"][0]["name"] == "extender-scheduler"
+    overlay = yaml.safe_load((K8S / "standalone-bind" / "kustomization.yaml").read_text())["resources"]
+    assert overlay == ["../standalone", "binder.yaml"]
 
 
 def test_sidecar_scheduler_roles_follow_upstream() -> None:
@@ -181,7 +191,8 @@ def test_standalone_deployment() -> None:
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["resources"]["requests"]["cpu"] and container["resources"]["limits"]["memory"]
     _hardened(container, pod)
-    assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp"]
+    assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp", "/etc/extender/tls"]
+    assert all(m.get("readOnly") for m in container["volumeMounts"][1:])
     assert "--in-cluster" in container["args"]
     labels = template["metadata"]["labels"]
     service = find("Service", "scheduler-extender")
@@ -193,6 +204,139 @@ def test_standalone_deployment() -> None:
     sidecar = find("Deployment", "extender-scheduler")["spec"]["template"]["spec"]
     for c in sidecar["containers"]:
         _hardened(c, sidecar)
+
+
+# --------------------------------------------------------------------------- who can reach the verbs
+
+
+def folder_objects(folder: str) -> list[Obj]:
+    """The objects ``kubectl apply -k k8s/<folder>`` creates (its own files and the folders it includes)."""
+    base = K8S / folder
+    out: list[Obj] = []
+    for entry in yaml.safe_load((base / "kustomization.yaml").read_text())["resources"]:
+        target = (base / entry).resolve()
+        out += folder_objects(str(target.relative_to(K8S))) if target.is_dir() else documents(target)
+    return out
+
+
+def test_no_verb_is_reachable_without_authentication_beyond_loopback() -> None:
+    """Sidecar: the verbs on 127.0.0.1, kube-scheduler calling them there, no port of theirs declared.
+    Standalone: the verbs over mutual TLS, a NetworkPolicy letting only kube-scheduler reach them.
+    Both: probes and the Prometheus annotation on the plain health port (exposure.py says why each matters)."""
+    for folder in ("sidecar", "standalone", "standalone-bind"):
+        checked = check_objects(folder_objects(folder))
+        assert checked and all(not found for found in checked.values()), f"{folder}: {checked}"
+    sidecar = find("Deployment", "extender-scheduler")["spec"]["template"]["spec"]
+    ext = next(c for c in sidecar["containers"] if is_extender(c))
+    assert listener(ext).loopback_only and not sidecar.get("hostNetwork")
+    standalone = find("Deployment", "scheduler-extender")["spec"]["template"]
+    (ext,) = standalone["spec"]["containers"]
+    assert listener(ext).mutual_tls
+    tls_volume = next(v for v in standalone["spec"]["volumes"] if v["name"] == "tls")
+    assert tls_volume["secret"]["secretName"] == "scheduler-extender-tls"
+    policy = find("NetworkPolicy", "scheduler-extender")
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= standalone["metadata"]["labels"].items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    ports = {p["name"]: p["containerPort"] for p in ext["ports"]}
+    for rule in policy["spec"]["ingress"]:
+        assert rule.get("ports"), "an ingress rule without ports opens every port"
+        opened = {ports.get(p["port"], p["port"]) for p in rule["ports"]}
+        if listener(ext).port in opened:
+            assert rule.get("from"), "the verbs port is open to every source"
+            assert opened == {listener(ext).port}
+        else:
+            assert opened == {listener(ext).health_port}
+
+
+def _mutated(folder: str, change: Any) -> list[Obj]:
+    objects = copy.deepcopy(folder_objects(folder))
+    deployment = next(o for o in objects if o["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    change(pod, next(c for c in pod["containers"] if is_extender(c)), objects)
+    return objects
+
+
+@pytest.mark.parametrize(("folder", "change", "expected"), [
+    ("sidecar", lambda pod, c, objs: c["args"].append("--host=0.0.0.0"), "without mutual TLS"),
+    ("sidecar", lambda pod, c, objs: pod.update(hostNetwork=True), "hostNetwork"),
+    ("sidecar", lambda pod, c, objs: c["args"].remove("--health-port=8889"), "no separate plain health port"),
+    ("sidecar", lambda pod, c, objs: c["env"].append({"name": "EXTENDER_HOST", "value": "0.0.0.0"})
+     or c["args"].remove("--host=127.0.0.1"), "without mutual TLS"),
+    ("standalone", lambda pod, c, objs: c["args"].remove("--client-ca-file=/etc/extender/tls/ca.crt"),
+     "without mutual TLS"),
+    ("standalone", lambda pod, c, objs: c["readinessProbe"]["httpGet"].update(port="extender"),
+     "readinessProbe aims at port extender"),
+    ("standalone", lambda pod, c, objs: [c["args"].remove(a) for a in list(c["args"]) if a.startswith("--tls")],
+     "Service scheduler-extender: port 8888 forwards to the verbs"),
+])
+def test_the_exposure_check_sees_each_way_in(folder: str, change: Any, expected: str) -> None:
+    """Each exposure the check exists for, made in a copy of the manifests, is reported."""
+    found = [p for problems in check_objects(_mutated(folder, change)).values() for p in problems]
+    assert any(expected in p for p in found), found
+
+
+def _serves_health_port() -> bool:
+    out = subprocess.run([sys.executable, "-m", "extender", "serve", "--help"], capture_output=True, text=True,
+                         check=False, cwd=REPO)
+    return "--health-port" in out.stdout
+
+
+def _local_argv(container: Obj, port: int, health_port: int, pki: Pki) -> list[str]:
+    """The container's command line, run here: the demo cluster instead of --in-cluster, free loopback ports
+    instead of 8888/8889 and 0.0.0.0 (tests listen on loopback only), the test PKI instead of the Secret."""
+    files = {"tls.crt": pki.server.cert, "tls.key": pki.server.key, "ca.crt": pki.ca}
+    argv = [sys.executable, "-m", "extender", "serve", "--host", "127.0.0.1"]
+    for arg in container["args"]:
+        name, _, value = arg.partition("=")
+        if arg == "--in-cluster":
+            arg = f"--cluster={REPO / 'config' / 'demo-cluster.yaml'}"
+        elif name == "--host":
+            arg = "--host=127.0.0.1"
+        elif name == "--port":
+            arg = f"--port={port}"
+        elif name == "--health-port":
+            arg = f"--health-port={health_port}"
+        elif name in ("--tls-cert-file", "--tls-key-file", "--client-ca-file"):
+            arg = f"{name}={files[value.rsplit('/', 1)[-1]]}"
+        argv.append(arg)
+    return [*argv, "--health-host=127.0.0.1"]
+
+
+FILTER_BODY = (REPO / "examples" / "requests" / "filter.json").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["extender-scheduler", "scheduler-extender"])
+def test_the_manifest_command_lines_serve_verbs_only_where_checked(name: str, pki: Pki, tmp_path: Path) -> None:
+    """The extender container's own arguments, run: the health port answers /healthz, /readyz and /metrics
+    over plain HTTP and no verb; the verbs answer on their port, and there only with a client certificate
+    when the manifest asks for mutual TLS."""
+    if not _serves_health_port():
+        pytest.skip("extender serve has no --health-port yet")
+    pod = find("Deployment", name)["spec"]["template"]["spec"]
+    container = next(c for c in pod["containers"] if is_extender(c))
+    mtls = listener(container).mutual_tls
+    port, health = free_port(), free_port()
+    svc = Service(tmp_path, port=health, command=_local_argv(container, port, health, pki), cluster=None)
+    with running(svc, timeout=60), svc.client() as plain:
+        assert plain.get("/healthz").status_code == 200
+        assert plain.get("/readyz").json()["ready"] is True
+        assert "extender_requests_total" in plain.get("/metrics").text
+        for verb in ("filter", "prioritize", "bind", "preempt", "profiles/default-scheduler/filter"):
+            answer = plain.post(f"/{verb}", content=FILTER_BODY, headers={"content-type": "application/json"})
+            assert answer.status_code in (404, 405), f"/{verb} on the health port: {answer.status_code}"
+        verbs = f"{'https' if mtls else 'http'}://127.0.0.1:{port}"
+        post = {"content": FILTER_BODY, "headers": {"content-type": "application/json"}, "timeout": 10}
+        if not mtls:
+            assert httpx.post(f"{verbs}/filter", **post).json()["Error"] == ""  # type: ignore[arg-type]
+            return
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(f"http://127.0.0.1:{port}/filter", **post)  # type: ignore[arg-type]
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(f"{verbs}/filter", verify=pki.client_context(None), **post)  # type: ignore[arg-type]
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(f"{verbs}/filter", verify=pki.client_context(pki.stranger), **post)  # type: ignore[arg-type]
+        ok = httpx.post(f"{verbs}/filter", verify=pki.client_context(pki.client), **post)  # type: ignore[arg-type]
+        assert ok.status_code == 200 and ok.json()["Error"] == ""
 
 
 # --------------------------------------------------------------------------- against kube-apiserver
