@@ -65,6 +65,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
                member_clusters: Sequence[Any] = ()) -> FastAPI:
     """Build the service around a scheduler (engine + cache); hooks start and stop a live source."""
     metrics = metrics or Metrics(scheduler.cache.counts)
+    metrics.track_readiness(lambda: readiness()[0] if readiness is not None else True)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

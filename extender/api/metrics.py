@@ -24,6 +24,17 @@ class _CacheCollector(Collector):
         yield family
 
 
+class _ReadinessCollector(Collector):
+    """Whether /readyz would answer 200 right now, read at scrape time (alerts on a replica that stays unready)."""
+
+    def __init__(self, ready: Callable[[], bool]) -> None:
+        self.ready = ready
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily("extender_ready", "1 when /readyz answers 200 (the cache is synced), else 0",
+                                value=1.0 if self.ready() else 0.0)
+
+
 class Metrics:
     """Every metric the service exports."""
 
@@ -60,6 +71,15 @@ class Metrics:
                                               registry=r)
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
+        self._readiness: _ReadinessCollector | None = None
+
+    def track_readiness(self, ready: Callable[[], bool]) -> None:
+        """Export ``extender_ready`` from this check (a later call replaces the check)."""
+        if self._readiness is None:
+            self._readiness = _ReadinessCollector(ready)
+            self.registry.register(self._readiness)
+        else:
+            self._readiness.ready = ready
 
     def watch_restarted(self, kind: str, reason: str) -> None:
         """ReflectorObserver: a watch restarted."""
