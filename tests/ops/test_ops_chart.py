@@ -211,12 +211,17 @@ def test_profiles_become_the_extenders_configuration(helm: Path, tmp_path: Path)
 
 
 @pytest.mark.parametrize(("sets", "message"), [
-    (("layout=hybrid",), 'layout must be sidecar or standalone, not "hybrid"'),
+    (("layout=hybrid",), "at '/layout': value must be one of 'sidecar', 'standalone'"),
     (("healthPort=8888",), "port and healthPort must differ"),
     (("networkPolicy.schedulers=null",), "networkPolicy.schedulers must name who may call the verbs"),
+    (("replica=3",), "additional properties 'replica' not allowed"),
+    (("bind=maybe",), "at '/bind': got string, want null or boolean"),
+    (("scheduler.extender.httpTimeout=5",), "at '/scheduler/extender/httpTimeout': got number, want string"),
+    (("port=0",), "at '/port'"),
 ])
 def test_values_that_would_expose_the_verbs_are_refused(helm: Path, sets: tuple[str, ...], message: str) -> None:
-    """helm template fails with a message naming the problem."""
+    """helm template fails with a message naming the problem: the chart's own checks, and values.schema.json
+    for misspelt keys and wrong types."""
     with pytest.raises(ChartRefused, match=message):
         helm_template(helm, "release", "scheduler-extender", (), sets)
 
