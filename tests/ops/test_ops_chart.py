@@ -18,6 +18,7 @@ helm v4 is built from the Go module proxy by ``tests/ops/build-tools`` (cached u
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,3 +265,45 @@ def test_every_rendering_is_accepted_by_the_apiserver(helm: Path, ops_kube: Kube
     assert r.status_code == 201, f"{r.status_code} {r.text[:600]}"
     assert "Warning" not in r.headers, r.headers.get("Warning")
     assert key(deployment)[1] == namespace
+
+
+# --------------------------------------------------------------------------- Prometheus Operator objects
+
+
+RULES = CHART.parents[1] / "monitoring" / "prometheus" / "scheduler-extender.rules.yaml"
+
+
+def test_the_charts_rules_are_the_monitoring_rules() -> None:
+    """The chart's files/ copy of the alerting rules is byte for byte monitoring/prometheus's (Helm reads
+    nothing outside the chart): edit monitoring/, then copy."""
+    assert (CHART / "files" / RULES.name).read_bytes() == RULES.read_bytes()
+
+
+@pytest.mark.parametrize("layout", ["sidecar", "standalone"])
+def test_monitors_scrape_the_health_port_as_the_rules_job(helm: Path, layout: str) -> None:
+    """Off by default. On: a PodMonitor (sidecar) or ServiceMonitor (standalone) on the health port whose job
+    label is the job the rules and the dashboard select, and a PrometheusRule holding exactly the rules."""
+    assert not [o for o in render(helm, layout=layout) if o["apiVersion"].startswith("monitoring.coreos.com")]
+    objects = render(helm, "monitoring.podMonitor.enabled=true", "monitoring.prometheusRule.enabled=true",
+                     "monitoring.podMonitor.labels.release=prom", layout=layout)
+    job = re.search(r'job="([^"]+)"', RULES.read_text())
+    assert job is not None
+    rule = one(objects, "PrometheusRule")
+    assert rule["spec"] == yaml.safe_load(RULES.read_text())
+    deployment = one(objects, "Deployment")
+    if layout == "sidecar":
+        monitor = one(objects, "PodMonitor")
+        (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
+        assert endpoint["port"] == "health"
+        labelled = deployment["spec"]["template"]["metadata"]["labels"]
+    else:
+        monitor = one(objects, "ServiceMonitor")
+        (endpoint,) = monitor["spec"]["endpoints"]
+        service = one(objects, "Service")
+        port = next(p for p in service["spec"]["ports"] if p["name"] == endpoint["port"])
+        assert port["targetPort"] == "health"
+        labelled = service["metadata"]["labels"]
+    assert endpoint["path"] == "/metrics"
+    assert monitor["metadata"]["labels"]["release"] == "prom"
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= labelled.items()
+    assert labelled[monitor["spec"]["jobLabel"]] == job.group(1)
