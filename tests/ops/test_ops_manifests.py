@@ -281,15 +281,17 @@ def _serves_health_port() -> bool:
     return "--health-port" in out.stdout
 
 
-def _local_argv(container: Obj, port: int, health_port: int, pki: Pki) -> list[str]:
-    """The container's command line, run here: the demo cluster instead of --in-cluster, free loopback ports
-    instead of 8888/8889 and 0.0.0.0 (tests listen on loopback only), the test PKI instead of the Secret."""
-    files = {"tls.crt": pki.server.cert, "tls.key": pki.server.key, "ca.crt": pki.ca}
+def _local_argv(container: Obj, port: int, health_port: int, pki: Pki | None = None,
+                source: str = f"--cluster={REPO / 'config' / 'demo-cluster.yaml'}") -> list[str]:
+    """The container's command line, run here: ``source`` (the demo cluster) instead of --in-cluster, free
+    loopback ports instead of 8888/8889 and 0.0.0.0 (tests listen on loopback only), the test PKI instead of
+    the Secret."""
+    files = {"tls.crt": pki.server.cert, "tls.key": pki.server.key, "ca.crt": pki.ca} if pki else {}
     argv = [sys.executable, "-m", "extender", "serve", "--host", "127.0.0.1"]
     for arg in container["args"]:
         name, _, value = arg.partition("=")
         if arg == "--in-cluster":
-            arg = f"--cluster={REPO / 'config' / 'demo-cluster.yaml'}"
+            arg = source
         elif name == "--host":
             arg = "--host=127.0.0.1"
         elif name == "--port":
@@ -428,15 +430,27 @@ def test_sidecar_configuration_schedules_and_binds_through_the_extender(
 ) -> None:
     """The ConfigMap's KubeSchedulerConfiguration, as shipped but for the kubeconfig and the extender's port,
     drives kube-scheduler v1.36.3: a pod asking for extender-scheduler is filtered and scored by our service,
-    and bound by it (with bindVerb kube-scheduler does not bind: the pod gets its node from our Binding)."""
+    and bound by it (with bindVerb kube-scheduler does not bind: the pod gets its node from our Binding).
+    The extender runs with the container's own arguments (verbs on loopback, probes and metrics on the health
+    port), but for free ports and a kubeconfig: --in-cluster needs a pod's service account."""
     ops_kube.create_node("node-a")
     ops_kube.create_node("node-b")
-    # The extender as in the pod, but from a kubeconfig: --in-cluster needs a pod's service account.
-    svc = Service(tmp_path, ["--kubeconfig", str(ops_control_plane.kubeconfig)], cluster=None)
+    kubeconfig = f"--kubeconfig={ops_control_plane.kubeconfig}"
+    if _serves_health_port():
+        pod_spec = find("Deployment", "extender-scheduler")["spec"]["template"]["spec"]
+        container = next(c for c in pod_spec["containers"] if is_extender(c))
+        port, health = free_port(), free_port()
+        svc = Service(tmp_path, port=health, cluster=None,
+                      command=_local_argv(container, port, health, source=kubeconfig))
+        verbs_url = f"http://127.0.0.1:{port}"
+    else:  # before the health port existed: the verbs and the probes on one port
+        svc = Service(tmp_path, [kubeconfig], cluster=None)
+        verbs_url = svc.url
     with running(svc, timeout=60):
         config = scheduler_config()
         config["clientConnection"] = {"kubeconfig": str(ops_control_plane.kubeconfig)}
-        config["extenders"][0]["urlPrefix"] = svc.url
+        assert config["extenders"][0]["urlPrefix"] == "http://127.0.0.1:8888"
+        config["extenders"][0]["urlPrefix"] = verbs_url
         scheduler = Scheduler(ops_control_plane, tmp_path / "extender-scheduler", config)
         try:
             scheduler.wait_ready()
