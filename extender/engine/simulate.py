@@ -11,13 +11,13 @@ A pod that fits nowhere gets upstream's FitError message: "0/N nodes are availab
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.records import PodRecord, RecordError
-from extender.engine.framework import MAX_NODE_SCORE, CycleState, Status
+from extender.engine.framework import MAX_NODE_SCORE, CycleState
 from extender.engine.runtime import Framework, PluginScoreError
 
 ROUND_ROBIN = "round-robin"
@@ -63,14 +63,16 @@ class SimulationResult:
         }
 
 
-def fit_error_message(num_nodes: int, failed: Mapping[str, Status], prefilter: Status | None = None) -> str:
-    """Upstream's FitError.Error(): the PreFilter message, or a sorted "<count> <reason>" histogram."""
+def fit_error_message(num_nodes: int, reasons_per_node: Iterable[Sequence[str]],
+                      prefilter: str | None = None) -> str:
+    """Upstream's FitError.Error(): "0/N nodes are available:" then the PreFilter rejection's message, or
+    the sorted "<count> <reason>" histogram of each failed node's reasons (Go's byte-order sort)."""
     message = f"0/{num_nodes} nodes are available:"
     if prefilter is not None:
-        return message + f" {prefilter.message}."
+        return message + f" {prefilter}."
     counts: dict[str, int] = {}
-    for status in failed.values():
-        for reason in status.reasons:
+    for reasons in reasons_per_node:
+        for reason in reasons:
             counts[reason] = counts.get(reason, 0) + 1
     histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
     if histogram:
@@ -129,7 +131,9 @@ class Simulator:
         if result.error is not None:
             return Placement(label, message=f"error: {result.error.message}")
         if not result.feasible:
-            message = fit_error_message(len(nodes), result.failed, result.prefilter_rejection)
+            prefilter = result.prefilter_rejection
+            message = fit_error_message(len(nodes), (status.reasons for status in result.failed.values()),
+                                        prefilter.message if prefilter is not None else None)
             return Placement(label, message=message)
         feasible = result.feasible
         if len(feasible) == 1:
