@@ -137,15 +137,16 @@ def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None) 
             "tiedAtTop": [name for name in ranked if nodes[name]["total"] == top]}
 
 
-def explain_existing(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]) -> dict[str, Any]:
+def explain_existing(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any],
+                     node_names: Sequence[str] | None = None) -> dict[str, Any]:
     """Explain a pod that exists in the cluster; a bound pod as it was when it was scheduled."""
     spec = raw_pod.get("spec")
     node = spec.get("nodeName") if isinstance(spec, Mapping) else None
     if not isinstance(node, str) or not node:
-        return explain(framework, snapshot, raw_pod)
+        return explain(framework, snapshot, raw_pod, node_names)
     assert isinstance(spec, Mapping)
     pending = {**raw_pod, "spec": {k: v for k, v in spec.items() if k != "nodeName"}}
-    result = explain(framework, _without_pod(snapshot, node, raw_pod), pending)
+    result = explain(framework, _without_pod(snapshot, node, raw_pod), pending, node_names)
     result["bound"] = {"node": node, "message": f"already bound to {node}: explained as when it was scheduled, "
                                                 f"without its own usage of {node}"}
     return result
