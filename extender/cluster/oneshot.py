@@ -36,7 +36,15 @@ async def list_into(client: KubeClient, cache: ClusterCache, kinds: Sequence[str
         except ApiError as err:
             raise ClusterReadError(f"listing {reflector.kind}: {err}") from err
 
-    await asyncio.gather(*(listed(r) for r in reflectors))
+    tasks = [asyncio.create_task(listed(r)) for r in reflectors]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # One failure ends the read: stop the other lists before the client closes under them.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def _read(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str] | None,
@@ -59,7 +67,7 @@ async def _read(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str]
         await list_into(client, cache)
         return raw_pod
     except httpx.HTTPError as err:
-        raise ClusterReadError(f"cannot reach the apiserver at {config.server}: {err or type(err).__name__}") from err
+        raise ClusterReadError(f"cannot reach {config.server}: {err or type(err).__name__}") from err
     except KubeConfigError as err:  # credentials are resolved at the first request (token files, exec plugins)
         raise ClusterReadError(str(err)) from err
     finally:
