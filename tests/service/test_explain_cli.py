@@ -44,7 +44,8 @@ def test_a_bound_pod_of_a_dump_is_explained_by_name(capsys: pytest.CaptureFixtur
     assert main(["explain", "-n", "data", "db-001", "--cluster", str(DEMO)]) == 0
     table = capsys.readouterr().out
     assert "already bound to zone-a-00: explained as when it was scheduled" in table
-    assert table.rstrip().splitlines()[-1].startswith(f"{len(result['outcome']['feasibleNodes'])}/33 nodes are feasible")
+    feasible = len(result["outcome"]["feasibleNodes"])
+    assert table.rstrip().splitlines()[-1].startswith(f"{feasible}/33 nodes are feasible")
 
 
 def test_a_score_plugin_failing_on_the_pod_is_a_message_not_a_traceback(tmp_path: Path) -> None:

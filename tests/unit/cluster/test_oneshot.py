@@ -43,7 +43,7 @@ def test_every_kind_is_listed_once_and_nothing_watched() -> None:
 
 def test_a_missing_pod_is_a_clear_error() -> None:
     server = populated()
-    with pytest.raises(ClusterReadError, match="^pod shop/nope not found$"):
+    with pytest.raises(ClusterReadError, match=r"^pod shop/nope not found$"):
         read_cluster(CONFIG, ClusterCache(), ("shop", "nope"), client=KubeClient(CONFIG, transport=server.transport()))
 
 
@@ -62,5 +62,5 @@ def test_forbidden_and_unreachable_are_one_line_errors() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)
 
-    with pytest.raises(ClusterReadError, match="^cannot reach http://fake: connection refused$"):
+    with pytest.raises(ClusterReadError, match=r"^cannot reach http://fake: connection refused$"):
         read_cluster(CONFIG, ClusterCache(), client=KubeClient(CONFIG, transport=httpx.MockTransport(refuse)))
