@@ -10,8 +10,10 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 
@@ -106,3 +108,33 @@ def test_an_unreachable_apiserver_is_one_line(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"extender: apiserver: cannot reach http://127.0.0.1:{port}: ")
         assert done.stderr.count("\n") == 1
+
+
+def test_the_served_explain_answers_plugin_failures_on_a_kept_connection() -> None:
+    port = unused_port()
+    proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=url, timeout=10) as client:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if client.get("/readyz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                assert proc.poll() is None and time.monotonic() < deadline, "extender serve did not start"
+                time.sleep(0.2)
+            for _ in range(2):
+                resp = client.post("/explain", json={"pod": BAD_WEIGHT_POD})
+                assert resp.status_code == 200 and resp.headers.get("connection") != "close"
+                assert resp.json()["outcome"]["status"] == "SchedulerError"
+            pending = client.get("/explain/shop/web-pending").json()
+            assert pending["pod"] == "shop/web-pending" and pending["outcome"]["status"] == "Schedulable"
+            assert client.get("/profiles/legacy/explain/shop/web-pending").json()["profile"] == "legacy"
+            legacy = client.post("/profiles/legacy/filter", json={"Pod": BAD_WEIGHT_POD, "NodeNames": ["zone-a-10"]})
+            assert legacy.json()["FailedNodes"] == {"zone-a-10": "node(s) had taints that the pod didn't tolerate"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
