@@ -16,7 +16,7 @@ plugin failing on the pod is part of the explanation (200, ``outcome.status`` Sc
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
@@ -30,6 +30,26 @@ from extender.engine.scheduler import RequestError, Scheduler
 
 # () -> (ready, details), as the app's readiness check.
 Readiness = Callable[[], tuple[bool, dict[str, Any]]]
+T = TypeVar("T")
+
+
+class EngineRunner(Protocol):
+    """Where engine work runs (reading the cache, running plugins): awaited from the event loop.
+
+    A runner that refuses work when saturated raises an exception with ``retry_after`` (seconds): the
+    request is then answered 503 with Retry-After.
+    """
+
+    async def request(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` where the cache may be read; its result or its exception."""
+        ...
+
+
+class InlineRunner:
+    """Runs engine work at once on the calling thread (the cache's owner when nothing else is)."""
+
+    async def request(self, fn: Callable[..., T], *args: Any) -> T:
+        return fn(*args)
 
 
 class ExplainArgs(BaseModel):
@@ -75,10 +95,11 @@ def decode_explain_args(body: Any) -> ExplainArgs:
 
 
 def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
-                         read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
-                         readiness: Readiness | None = None) -> APIRouter:
-    """The explain routes over the scheduler's cache and profiles."""
+                         read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, readiness: Readiness | None = None,
+                         engine: EngineRunner | None = None) -> APIRouter:
+    """The explain routes over the scheduler's cache and profiles; engine work runs on ``engine``."""
     router = APIRouter()
+    runner: EngineRunner = engine or InlineRunner()
 
     def problem(status: int, message: str, **headers: str) -> Response:
         return JSONResponse({"Error": message}, status_code=status, headers=headers or None)
@@ -111,31 +132,45 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
             return problem(err.status, err.message)
         except _BadRequest as err:
             return problem(400, str(err))
+        try:
+            result = await runner.request(explain_posted_now, args, profile)
+        except RequestError as err:
+            return problem(400, str(err))
+        except Exception as err:
+            return overloaded(err)
+        return answer(result, format)
+
+    def explain_posted_now(args: ExplainArgs, profile: str | None) -> dict[str, Any]:
         assert args.pod is not None
         framework: Framework
         framework, note = choose_framework(scheduler.frameworks, scheduler.default_profile, args.pod, profile)
         snapshot = scheduler.cache.snapshot()
         names = args.NodeNames if args.NodeNames is not None else (
             args.nodes if isinstance(args.nodes, list) else None)
-        try:
-            nodes = (scheduler.resolve_nodes(snapshot, args.nodes.items or [])
-                     if args.NodeNames is None and isinstance(args.nodes, NodeList) else None)
-        except RequestError as err:
-            return problem(400, str(err))
+        nodes = (scheduler.resolve_nodes(snapshot, args.nodes.items or [])
+                 if args.NodeNames is None and isinstance(args.nodes, NodeList) else None)
         result = explain(framework, snapshot, args.pod, names, nodes=nodes)
         if note and not result.get("error"):
             result["note"] = note
-        return answer(result, format)
+        return result
+
+    def overloaded(err: Exception) -> Response:
+        retry_after = getattr(err, "retry_after", None)
+        if retry_after is None:
+            raise err
+        return problem(503, str(err), **{"Retry-After": str(retry_after)})
 
     async def explain_named(namespace: str, name: str, profile: str | None = None, format: str = "json") -> Response:
         refused = unknown_profile(profile) or not_ready()
         if refused is not None:
             return refused
         try:
-            result = explain_cached(scheduler.frameworks, scheduler.default_profile, scheduler.cache, namespace,
-                                    name, profile)
+            result = await runner.request(explain_cached, scheduler.frameworks, scheduler.default_profile,
+                                          scheduler.cache, namespace, name, profile)
         except PodNotFound as err:
             return problem(404, str(err))
+        except Exception as err:
+            return overloaded(err)
         return answer(result, format)
 
     body_doc = {"requestBody": {"required": True, "content": {"application/json": {

@@ -144,3 +144,41 @@ def test_default_configuration_serves_the_legacy_profile(client: TestClient) -> 
     scores = client.post("/profiles/legacy/prioritize", json={"Pod": incoming(), "NodeNames": ["big"]})
     assert scores.status_code == 200 and 0 <= scores.json()[0]["Score"] <= 10
     assert client.get("/readyz").json()["profiles"] == ["default-scheduler", "legacy"]
+
+
+class RecordingRunner:
+    """An engine runner that records what runs through it, or refuses everything as a saturated one does."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+        self.ran: list[str] = []
+
+    async def request(self, fn: Any, *args: Any) -> Any:
+        if self.refuse:
+            raise Saturated("engine saturated: 64 requests pending")
+        self.ran.append(getattr(fn, "__name__", ""))
+        return fn(*args)
+
+
+class Saturated(RuntimeError):
+    retry_after = 2
+
+
+def test_engine_work_runs_on_the_given_runner_and_saturation_is_503() -> None:
+    from fastapi import FastAPI
+
+    from extender.api.explain_routes import build_explain_router
+
+    scheduler = Scheduler(cluster(), [Framework(p) for p in load_config(None).profiles])
+    runner = RecordingRunner()
+    app = FastAPI()
+    app.include_router(build_explain_router(scheduler, max_body_bytes=1 << 20, engine=runner))
+    client = TestClient(app)
+    assert client.get("/explain/shop/waiting").status_code == 200
+    assert client.post("/explain", json={"pod": incoming()}).status_code == 200
+    assert client.get("/explain/shop/nope").status_code == 404
+    assert runner.ran == ["explain_cached", "explain_posted_now", "explain_cached"]
+    runner.refuse = True
+    for resp in (client.get("/explain/shop/waiting"), client.post("/explain", json={"pod": incoming()})):
+        assert resp.status_code == 503 and resp.headers["retry-after"] == "2"
+        assert resp.json() == {"Error": "engine saturated: 64 requests pending"}
