@@ -94,21 +94,45 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
                             framework.profile.max_score)
         for name, score in zip(feasible, mapped, strict=True):
             out["nodes"][name]["extender_score"] = score
-    out["outcome"] = outcome(out, len(candidates), score_error)
+    out["outcome"] = outcome(out, len(candidates), score_error, state.prefilter_nodes)
     return out
 
 
-def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None) -> dict[str, Any]:
-    """What the scheduling cycle concludes, from an explanation's PreFilter and per-node verdicts."""
+def go_list(names: Iterable[str]) -> str:
+    """A sorted list of names as Go's %v prints a []string: "[A B]"."""
+    return "[" + " ".join(sorted(names)) + "]"
+
+
+def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
+            prefilter_nodes: Mapping[str, frozenset[str]] | None = None) -> dict[str, Any]:
+    """What the scheduling cycle concludes, from an explanation's PreFilter and per-node verdicts.
+
+    ``prefilter_nodes`` are the node sets PreFilter plugins narrowed the cycle to (PreFilterResult):
+    upstream runs no Filter on the other nodes and counts each of them under one absent-node status.
+    """
     for entry in (result.get("prefilter") or {}).values():
         if entry["code"] == "Error":
             return {"status": SCHEDULER_ERROR, "message": ", ".join(entry["reasons"]), "feasibleNodes": []}
         if entry["code"] not in PASSING_CODES:
             return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": dict.fromkeys(entry["reasons"], num_nodes),
                     "message": fit_error_message(num_nodes, (), ", ".join(entry["reasons"]))}
+    allowed: frozenset[str] | None = None
+    for names in (prefilter_nodes or {}).values():
+        allowed = names if allowed is None else allowed & names
+    if allowed is not None and not allowed:
+        assert prefilter_nodes is not None
+        plugins = sorted(prefilter_nodes)
+        reason = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1
+                  else f"node(s) didn't satisfy plugin(s) {go_list(plugins)} simultaneously")
+        return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": {reason: num_nodes},
+                "message": fit_error_message(num_nodes, (), reason)}
+    outside = (f"node(s) didn't satisfy plugin(s) {go_list(prefilter_nodes or {})}",)
     nodes: Mapping[str, Any] = result.get("nodes") or {}
-    first_rejections: list[list[str]] = []
-    for entry in nodes.values():
+    first_rejections: list[Sequence[str]] = []
+    for name, entry in nodes.items():
+        if allowed is not None and name not in allowed:
+            first_rejections.append(outside)
+            continue
         # Upstream stops at a node's first rejecting plugin: only that plugin's reasons count.
         rejection = next((v for v in entry["filters"].values() if v["code"] not in PASSING_CODES), None)
         if rejection is None:

@@ -80,6 +80,21 @@ def test_pending_and_bound_pods_are_explained_as_kube_scheduler_decides(
     table = extender("explain", "-n", ns, "big", "--kubeconfig", str(control_plane.kubeconfig))
     assert table.returncode == 0 and table.stdout.rstrip().splitlines()[-1] == pending["outcome"]["message"]
 
+    # A DaemonSet's kind of pod, pinned to one node by metadata.name: kube-scheduler filters that node only.
+    kube.post(f"/api/v1/namespaces/{ns}/pods", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pinned", "namespace": ns},
+        "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["small-1"]}]}]}}},
+            "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10",
+                            "resources": {"requests": {"cpu": "2"}}}]}})
+    pinned_condition = cluster.wait_unschedulable("pinned")
+    pinned = explain_json("-n", ns, "pinned", kubeconfig=control_plane.kubeconfig)
+    assert pinned["outcome"]["message"] == ("0/3 nodes are available: 1 Insufficient cpu, "
+                                            "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    assert same_as_kube_scheduler(pinned["outcome"]["message"], pinned_condition), pinned_condition
+    kube.delete_pod(ns, "pinned")
+
     # A node that takes it exactly: kube-scheduler binds the pod there.
     cluster.node("exact", cpu="2", memory="4Gi")
     assert cluster.wait_scheduled("big") == "exact"

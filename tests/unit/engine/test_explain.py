@@ -154,3 +154,14 @@ def test_the_profile_is_the_one_named_by_the_pods_scheduler_name() -> None:
     result = explain(frameworks["legacy"], cache.snapshot(), legacy_pod)
     assert result["profile"] == "legacy" and result["schedulerName"] == "legacy"
     assert result["outcome"]["message"] == "0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate."
+
+
+def test_nodes_a_prefilter_result_leaves_out_are_counted_as_upstream() -> None:
+    # A DaemonSet's pod: pinned by metadata.name, so upstream filters only that node (PreFilterResult).
+    pinned = make_pod("ds-a", requests=[{"cpu": "2"}], spec={"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
+    cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="1"), make_node("c", taints=TAINT))
+    outcome = explain(default(), cache.snapshot(), pinned)["outcome"]
+    assert outcome["message"] == ("0/3 nodes are available: 1 Insufficient cpu, "
+                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
