@@ -22,7 +22,7 @@ from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECON
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
 from extender.config import Config, ConfigError, load_config
-from extender.engine.explain import choose_framework, explain_existing, render_table
+from extender.engine.explain import explain_found, render_table
 from extender.engine.profile import ProfileError
 from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
@@ -237,14 +237,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
             pod = found.raw
         else:
             pod = _read_pod(args.pod)
-    try:
-        framework, note = choose_framework(frameworks, default, pod, args.profile)
-    except KeyError:
-        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {sorted(frameworks)}") from None
+    if args.profile is not None and args.profile not in frameworks:
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {sorted(frameworks)}")
     names = args.nodes.split(",") if args.nodes else None
-    result = explain_existing(framework, cache.snapshot(), pod, names)
-    if note and not result.get("error"):
-        result["note"] = note
+    result = explain_found(frameworks, default, cache.snapshot(), pod, profile=args.profile, node_names=names)
     if args.output == "json":
         sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -353,7 +349,7 @@ def parser() -> argparse.ArgumentParser:
                     "cluster unless --cluster or --kubeconfig says otherwise).")
     exp.add_argument("name", nargs="?", metavar="NAME", help="the pod's name (read from the cluster)")
     exp.add_argument("-n", "--namespace", help="the pod's namespace (default: the context's, else default)")
-    exp.add_argument("--pod", help="a file holding one Pod (YAML or JSON) instead of NAME")
+    exp.add_argument("--pod", metavar="FILE", help="a file holding one Pod (YAML or JSON) instead of NAME")
     exp.add_argument("--cluster", help="cluster dump (default for --pod: the bundled demo cluster)")
     _add_live_options(exp)
     exp.add_argument("--config", help="configuration file")

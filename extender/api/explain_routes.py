@@ -11,10 +11,12 @@ Ours, not kube-scheduler's protocol:
 Without a profile in the path, the profile is the one named by the pod's spec.schedulerName (as
 kube-scheduler picks it), else the default one. ``?format=table`` answers the table the CLI prints. A
 plugin failing on the pod is part of the explanation (200, ``outcome.status`` SchedulerError), never a 500.
+The plugins run off the event loop and off the engine (see build_explain_router).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
@@ -24,7 +26,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.api.wire import NodeList
-from extender.engine.explain import PodNotFound, choose_framework, explain, explain_cached, render_table
+from extender.cluster.snapshot import Snapshot
+from extender.engine.explain import (
+    PodNotFound,
+    choose_framework,
+    explain,
+    explain_found,
+    find_cached,
+    frozen,
+    render_table,
+)
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import RequestError, Scheduler
 
@@ -97,9 +108,16 @@ def decode_explain_args(body: Any) -> ExplainArgs:
 def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
                          read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, readiness: Readiness | None = None,
                          engine: EngineRunner | None = None) -> APIRouter:
-    """The explain routes over the scheduler's cache and profiles; engine work runs on ``engine``."""
+    """The explain routes over the scheduler's cache and profiles.
+
+    An explanation runs every plugin on every node (about a second per thousand nodes), so only the cache
+    reads run on ``engine`` (the pod's lookup and a frozen copy of the snapshot, both quick); the plugins
+    then run in a worker thread, on profiles instantiated for that request (plugins keep per-instance
+    indexes the verbs use), one explanation at a time: another one meanwhile is answered 503.
+    """
     router = APIRouter()
     runner: EngineRunner = engine or InlineRunner()
+    one_at_a_time = asyncio.Lock()
 
     def problem(status: int, message: str, **headers: str) -> Response:
         return JSONResponse({"Error": message}, status_code=status, headers=headers or None)
@@ -122,6 +140,40 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
             return PlainTextResponse(render_table(result), status_code=status)
         return JSONResponse(result, status_code=status)
 
+    def private_frameworks() -> dict[str, Framework]:
+        return {name: Framework(fw.profile) for name, fw in scheduler.frameworks.items()}
+
+    async def off_the_engine(work: Callable[..., dict[str, Any]], *args: Any) -> Response | dict[str, Any]:
+        if one_at_a_time.locked():
+            return problem(503, "another explanation is being computed; retry shortly", **{"Retry-After": "1"})
+        async with one_at_a_time:
+            return await asyncio.to_thread(work, *args)
+
+    def overloaded(err: Exception) -> Response:
+        retry_after = getattr(err, "retry_after", None)
+        if retry_after is None:
+            raise err
+        return problem(503, str(err), **{"Retry-After": str(retry_after)})
+
+    def snapshot_now() -> Snapshot:
+        return frozen(scheduler.cache.snapshot())
+
+    def found_now(namespace: str, name: str) -> tuple[Mapping[str, Any], bool, Snapshot]:
+        raw, assumed = find_cached(scheduler.cache, namespace, name)
+        return raw, assumed, frozen(scheduler.cache.snapshot())
+
+    def explain_posted_work(args: ExplainArgs, profile: str | None, snapshot: Snapshot) -> dict[str, Any]:
+        assert args.pod is not None
+        framework, note = choose_framework(private_frameworks(), scheduler.default_profile, args.pod, profile)
+        names = args.NodeNames if args.NodeNames is not None else (
+            args.nodes if isinstance(args.nodes, list) else None)
+        nodes = (scheduler.resolve_nodes(snapshot, args.nodes.items or [])
+                 if args.NodeNames is None and isinstance(args.nodes, NodeList) else None)
+        result = explain(framework, snapshot, args.pod, names, nodes=nodes)
+        if note and not result.get("error"):
+            result["note"] = note
+        return result
+
     async def explain_posted(request: Request, profile: str | None = None, format: str = "json") -> Response:
         refused = unknown_profile(profile) or not_ready()
         if refused is not None:
@@ -133,45 +185,27 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         except _BadRequest as err:
             return problem(400, str(err))
         try:
-            result = await runner.request(explain_posted_now, args, profile)
+            snapshot = await runner.request(snapshot_now)
+            done = await off_the_engine(explain_posted_work, args, profile, snapshot)
         except RequestError as err:
             return problem(400, str(err))
         except Exception as err:
             return overloaded(err)
-        return answer(result, format)
-
-    def explain_posted_now(args: ExplainArgs, profile: str | None) -> dict[str, Any]:
-        assert args.pod is not None
-        framework: Framework
-        framework, note = choose_framework(scheduler.frameworks, scheduler.default_profile, args.pod, profile)
-        snapshot = scheduler.cache.snapshot()
-        names = args.NodeNames if args.NodeNames is not None else (
-            args.nodes if isinstance(args.nodes, list) else None)
-        nodes = (scheduler.resolve_nodes(snapshot, args.nodes.items or [])
-                 if args.NodeNames is None and isinstance(args.nodes, NodeList) else None)
-        result = explain(framework, snapshot, args.pod, names, nodes=nodes)
-        if note and not result.get("error"):
-            result["note"] = note
-        return result
-
-    def overloaded(err: Exception) -> Response:
-        retry_after = getattr(err, "retry_after", None)
-        if retry_after is None:
-            raise err
-        return problem(503, str(err), **{"Retry-After": str(retry_after)})
+        return done if isinstance(done, Response) else answer(done, format)
 
     async def explain_named(namespace: str, name: str, profile: str | None = None, format: str = "json") -> Response:
         refused = unknown_profile(profile) or not_ready()
         if refused is not None:
             return refused
         try:
-            result = await runner.request(explain_cached, scheduler.frameworks, scheduler.default_profile,
-                                          scheduler.cache, namespace, name, profile)
+            raw, assumed, snapshot = await runner.request(found_now, namespace, name)
+            done = await off_the_engine(lambda: explain_found(private_frameworks(), scheduler.default_profile,
+                                                              snapshot, raw, assumed, profile))
         except PodNotFound as err:
             return problem(404, str(err))
         except Exception as err:
             return overloaded(err)
-        return answer(result, format)
+        return done if isinstance(done, Response) else answer(done, format)
 
     body_doc = {"requestBody": {"required": True, "content": {"application/json": {
         "schema": ExplainArgs.model_json_schema(ref_template="#/components/schemas/{model}")}}}}

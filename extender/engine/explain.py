@@ -198,20 +198,40 @@ class PodNotFound(LookupError):
     """The pod to explain is not in the cache; the message says which and why that may be."""
 
 
-def explain_cached(frameworks: Mapping[str, Framework], default: str, cache: ClusterCache, namespace: str,
-                   name: str, profile: str | None = None) -> dict[str, Any]:
-    """Explain a pod the cache holds (pending, assumed or bound), by namespace and name."""
+def find_cached(cache: ClusterCache, namespace: str, name: str) -> tuple[Mapping[str, Any], bool]:
+    """A pod the cache holds (pending, assumed or bound) as its kept fields, and whether it is only assumed."""
     pod = cache.find_pod(namespace, name)
     if pod is None:
         raise PodNotFound(f"pod {namespace}/{name} is not in the extender's cache "
                           "(unknown, deleted, or terminated: Succeeded and Failed pods are not kept)")
-    framework, note = choose_framework(frameworks, default, pod.raw, profile)
-    result = explain_existing(framework, cache.snapshot(), pod.raw)
-    if note:
+    return pod.raw, bool(pod.node_name) and cache.is_assumed(pod.cache_key)
+
+
+def explain_found(frameworks: Mapping[str, Framework], default: str, snapshot: Snapshot, raw_pod: Mapping[str, Any],
+                  assumed: bool = False, profile: str | None = None,
+                  node_names: Sequence[str] | None = None) -> dict[str, Any]:
+    """Explain a pod found in the cluster with the profile that would run it (see choose_framework)."""
+    framework, note = choose_framework(frameworks, default, raw_pod, profile)
+    result = explain_existing(framework, snapshot, raw_pod, node_names)
+    if note and not result.get("error"):
         result["note"] = note
-    if pod.node_name and cache.is_assumed(pod.cache_key):
+    if assumed and "bound" in result:
         result["bound"]["message"] += " (assumed by this extender's bind, not yet confirmed by the apiserver)"
     return result
+
+
+def explain_cached(frameworks: Mapping[str, Framework], default: str, cache: ClusterCache, namespace: str,
+                   name: str, profile: str | None = None) -> dict[str, Any]:
+    """Explain a pod the cache holds (pending, assumed or bound), by namespace and name."""
+    raw, assumed = find_cached(cache, namespace, name)
+    return explain_found(frameworks, default, cache.snapshot(), raw, assumed, profile)
+
+
+def frozen(snapshot: Snapshot) -> Snapshot:
+    """The same nodes and objects in a snapshot of its own, which later refreshes of the cache's snapshot
+    leave as it is (they replace entries of the shared one in place): for explaining off the cache's thread.
+    The NodeInfos are shared: the cache never changes one once it is in a snapshot."""
+    return Snapshot.from_node_infos(snapshot.node_list, snapshot.objects)
 
 
 def explain_objects(objects: Iterable[Mapping[str, Any]], pod: Mapping[str, Any],

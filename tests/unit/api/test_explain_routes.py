@@ -177,8 +177,43 @@ def test_engine_work_runs_on_the_given_runner_and_saturation_is_503() -> None:
     assert client.get("/explain/shop/waiting").status_code == 200
     assert client.post("/explain", json={"pod": incoming()}).status_code == 200
     assert client.get("/explain/shop/nope").status_code == 404
-    assert runner.ran == ["explain_cached", "explain_posted_now", "explain_cached"]
+    # Only the cache reads go through the runner (the plugins then run on a worker thread).
+    assert runner.ran == ["found_now", "snapshot_now", "found_now"]
     runner.refuse = True
     for resp in (client.get("/explain/shop/waiting"), client.post("/explain", json={"pod": incoming()})):
         assert resp.status_code == 503 and resp.headers["retry-after"] == "2"
         assert resp.json() == {"Error": "engine saturated: 64 requests pending"}
+
+
+def test_one_explanation_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import threading
+
+    import httpx
+
+    from extender.api import explain_routes
+
+    started, release = threading.Event(), threading.Event()
+    real = explain_routes.explain_found
+
+    def slow(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        started.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(explain_routes, "explain_found", slow)
+    app = create_app(Scheduler(cluster(), [Framework(p) for p in load_config(None).profiles]))
+
+    async def scenario() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            first = asyncio.create_task(client.get("/explain/shop/waiting"))
+            await asyncio.to_thread(started.wait, 10)
+            second = await client.get("/explain/shop/busy")
+            health = await client.get("/healthz")  # the event loop is free meanwhile
+            release.set()
+            return await first, second, health
+
+    first, second, health = asyncio.run(scenario())
+    assert first.status_code == 200 and health.status_code == 200
+    assert second.status_code == 503 and second.headers["retry-after"] == "1"
+    assert "another explanation is being computed" in second.json()["Error"]
