@@ -32,7 +32,7 @@ from extender.engine.framework import CycleState
 from extender.engine.mapping import map_scores
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
-from extender.engine.simulate import fit_error_message
+from extender.engine.simulate import fit_error_message, prefilter_narrowing
 
 BEST_NODES = 3
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -98,11 +98,6 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     return out
 
 
-def go_list(names: Iterable[str]) -> str:
-    """A sorted list of names as Go's %v prints a []string: "[A B]"."""
-    return "[" + " ".join(sorted(names)) + "]"
-
-
 def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
             prefilter_nodes: Mapping[str, frozenset[str]] | None = None) -> dict[str, Any]:
     """What the scheduling cycle concludes, from an explanation's PreFilter and per-node verdicts.
@@ -116,17 +111,11 @@ def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
         if entry["code"] not in PASSING_CODES:
             return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": dict.fromkeys(entry["reasons"], num_nodes),
                     "message": fit_error_message(num_nodes, (), ", ".join(entry["reasons"]))}
-    allowed: frozenset[str] | None = None
-    for names in (prefilter_nodes or {}).values():
-        allowed = names if allowed is None else allowed & names
+    allowed, reason = prefilter_narrowing(prefilter_nodes or {})
     if allowed is not None and not allowed:
-        assert prefilter_nodes is not None
-        plugins = sorted(prefilter_nodes)
-        reason = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1
-                  else f"node(s) didn't satisfy plugin(s) {go_list(plugins)} simultaneously")
         return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": {reason: num_nodes},
                 "message": fit_error_message(num_nodes, (), reason)}
-    outside = (f"node(s) didn't satisfy plugin(s) {go_list(prefilter_nodes or {})}",)
+    outside = (reason,)
     nodes: Mapping[str, Any] = result.get("nodes") or {}
     first_rejections: list[Sequence[str]] = []
     for name, entry in nodes.items():

@@ -80,6 +80,24 @@ def fit_error_message(num_nodes: int, reasons_per_node: Iterable[Sequence[str]],
     return message
 
 
+def prefilter_narrowing(prefilter_nodes: Mapping[str, frozenset[str]]) -> tuple[frozenset[str] | None, str]:
+    """The nodes PreFilter results leave to filter (None: every node) and the reason upstream gives.
+
+    RunPreFilterPlugins intersects the plugins' PreFilterResults: an empty intersection rejects the pod
+    ("node(s) didn't satisfy plugin X" / "plugin(s) [X Y] simultaneously", the returned reason); otherwise
+    the nodes left out are never filtered and each counts under "node(s) didn't satisfy plugin(s) [X]".
+    """
+    allowed: frozenset[str] | None = None
+    for names in prefilter_nodes.values():
+        allowed = names if allowed is None else allowed & names
+    plugins = sorted(prefilter_nodes)
+    listed = "[" + " ".join(plugins) + "]"  # Go's %v of a []string
+    if allowed is not None and not allowed:
+        return allowed, (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1
+                         else f"node(s) didn't satisfy plugin(s) {listed} simultaneously")
+    return allowed, f"node(s) didn't satisfy plugin(s) {listed}"
+
+
 def utilization(cache: ClusterCache) -> dict[str, dict[str, Any]]:
     """Requested/allocatable cpu and memory (percent) and pod count per node."""
     out: dict[str, dict[str, Any]] = {}
@@ -132,8 +150,12 @@ class Simulator:
             return Placement(label, message=f"error: {result.error.message}")
         if not result.feasible:
             prefilter = result.prefilter_rejection
-            message = fit_error_message(len(nodes), (status.reasons for status in result.failed.values()),
-                                        prefilter.message if prefilter is not None else None)
+            allowed, outside = prefilter_narrowing(state.prefilter_nodes)
+            if prefilter is None and allowed is not None and not allowed:
+                return Placement(label, message=fit_error_message(len(nodes), (), outside))
+            reasons = (status.reasons if allowed is None or name in allowed else (outside,)
+                       for name, status in result.failed.items())
+            message = fit_error_message(len(nodes), reasons, prefilter.message if prefilter is not None else None)
             return Placement(label, message=message)
         feasible = result.feasible
         if len(feasible) == 1:

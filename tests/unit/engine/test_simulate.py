@@ -82,3 +82,13 @@ def test_cli_json_report() -> None:
     assert huge["message"].startswith("0/33 nodes are available:") and "Insufficient cpu" in huge["message"]
     trainers = [p for p in report["scheduled"] if p["pod"].startswith("ml/trainer")]
     assert len({p["node"] for p in trainers}) == 3  # two GPUs free per GPU node: one trainer each
+
+
+def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() -> None:
+    cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="4"), make_node("c", cpu="4"))
+    pinned = make_pod("ds-a", requests=[{"cpu": "2"}], spec={"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
+    [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
+    assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
+                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
