@@ -1,4 +1,5 @@
-"""The ``extender`` command: ``serve`` the extender, ``explain`` a pod against a cluster dump.
+"""The ``extender`` command: ``serve`` the extender; ``explain`` a pod and ``simulate`` a batch of pods against
+a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters.
 
 Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
 EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins over the environment.
@@ -10,6 +11,7 @@ import argparse
 import importlib.resources
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECON
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
 from extender.config import Config, ConfigError, load_config
-from extender.engine.explain import explain, render_table
+from extender.engine.explain import explain_found, render_table
 from extender.engine.profile import ProfileError
 from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
@@ -180,17 +182,65 @@ def _read_pod(path: str) -> dict[str, Any]:
     return docs[0]
 
 
-def cmd_explain(args: argparse.Namespace) -> int:
-    """Print why a pod fits or not on each node, and how each node scores."""
-    scheduler, _config = build_scheduler(args.cluster, args.config)
-    pod = _read_pod(args.pod)
+def _live_cluster(args: argparse.Namespace, *, by_default: bool) -> Any:
+    """The apiserver to read once (a ClusterConfig), or None for a dump.
+
+    ``--kubeconfig``, ``--context`` and ``--in-cluster`` ask for one; ``by_default`` (a pod named on the
+    command line and no ``--cluster``) takes the current kubeconfig context, as kubectl would.
+    """
+    from extender.kubeapi import config as kubeconfig_module
+
+    wanted = bool(args.kubeconfig or args.context or args.in_cluster)
+    if wanted and args.cluster:
+        raise CLIError("--cluster (a dump) and --kubeconfig/--context/--in-cluster (a live cluster) exclude each other")
+    if not wanted and not (by_default and not args.cluster):
+        return None
     try:
-        framework = scheduler.framework(args.profile)
-    except KeyError:
-        known = sorted(scheduler.frameworks)
-        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}") from None
+        return (kubeconfig_module.in_cluster() if args.in_cluster
+                else kubeconfig_module.load(args.kubeconfig, args.context))
+    except kubeconfig_module.KubeConfigError as err:
+        raise CLIError(f"apiserver: {err}") from err
+
+
+def _read_live(cluster: Any, cache: ClusterCache, pod: tuple[str, str] | None = None) -> dict[str, Any] | None:
+    """List the live cluster once into the cache (and read one pod), as a CLI error when that fails."""
+    from extender.cluster.oneshot import ClusterReadError, read_cluster
+
+    try:
+        return read_cluster(cluster, cache, pod)
+    except ClusterReadError as err:
+        raise CLIError(f"apiserver: {err}") from err
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Print why a pod fits or not on each node, how each node scores, and what the scheduler concludes."""
+    if bool(args.pod) == bool(args.name):
+        raise CLIError("explain: name a pod (NAME, with -n NAMESPACE) or give one in a file (--pod FILE), not both")
+    config = read_config(args.config)
+    frameworks = {fw.name: fw for fw in frameworks_of(config)}
+    default = config.profiles[0].name
+    live = _live_cluster(args, by_default=bool(args.name))
+    pod: Mapping[str, Any]
+    if live is not None:
+        cache = ClusterCache(assumed_ttl_seconds=0)
+        namespace = args.namespace or live.namespace
+        fetched = _read_live(live, cache, (namespace, args.name) if args.name else None)
+        pod = fetched if fetched is not None else _read_pod(args.pod)
+    else:
+        scheduler, _config = build_scheduler(args.cluster, config)
+        cache = scheduler.cache
+        if args.name:
+            namespace = args.namespace or "default"
+            found = cache.find_pod(namespace, args.name)
+            if found is None:
+                raise CLIError(f"pod {namespace}/{args.name} not found in {args.cluster or DEMO_CLUSTER}")
+            pod = found.raw
+        else:
+            pod = _read_pod(args.pod)
+    if args.profile is not None and args.profile not in frameworks:
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {sorted(frameworks)}")
     names = args.nodes.split(",") if args.nodes else None
-    result = explain(framework, scheduler.cache.snapshot(), pod, names)
+    result = explain_found(frameworks, default, cache.snapshot(), pod, profile=args.profile, node_names=names)
     if args.output == "json":
         sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -199,10 +249,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """Schedule a list of pods onto a cluster dump and report where they land."""
+    """Schedule a list of pods onto a cluster (a dump, or the live cluster read once) and report where they land."""
     from extender.engine.simulate import Simulator
 
-    scheduler, _config = build_scheduler(args.cluster, args.config)
+    live = _live_cluster(args, by_default=False)
+    if live is not None:
+        config = read_config(args.config)
+        scheduler = Scheduler(ClusterCache(assumed_ttl_seconds=0), frameworks_of(config))
+    else:
+        scheduler, _config = build_scheduler(args.cluster, args.config)
     try:
         framework = scheduler.framework(args.profile)
     except KeyError:
@@ -214,6 +269,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CLIError(f"pods: {err}") from err
     if not pods:
         raise CLIError(f"pods: no Pod in {args.pods}")
+    if live is not None:
+        # Read after the pods file is known to be good: a snapshot taken now, placed into, and never written back.
+        _read_live(live, scheduler.cache)
     simulator = Simulator(framework, scheduler.cache, host_selection=args.host_selection, seed=args.seed)
     show_progress = args.progress or (sys.stderr.isatty() and len(pods) >= 50)
     result = simulator.run(pods, _progress_bar if show_progress else None)
@@ -284,11 +342,19 @@ def parser() -> argparse.ArgumentParser:
                        help="seconds in-flight requests get to finish on SIGTERM (default 10)")
     serve.set_defaults(func=cmd_serve)
 
-    exp = sub.add_parser("explain", help="explain a pod's verdict and score on every node")
-    exp.add_argument("--pod", required=True, help="a file holding one Pod (YAML or JSON)")
-    exp.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
+    exp = sub.add_parser(
+        "explain", help="explain a pod's verdict and score on every node, and the scheduler's outcome",
+        description="Explain a pod named in the cluster (NAME, read from the apiserver of the current kubeconfig "
+                    "context, or from --cluster DUMP) or given in a file (--pod FILE, against the bundled demo "
+                    "cluster unless --cluster or --kubeconfig says otherwise).")
+    exp.add_argument("name", nargs="?", metavar="NAME", help="the pod's name (read from the cluster)")
+    exp.add_argument("-n", "--namespace", help="the pod's namespace (default: the context's, else default)")
+    exp.add_argument("--pod", metavar="FILE", help="a file holding one Pod (YAML or JSON) instead of NAME")
+    exp.add_argument("--cluster", help="cluster dump (default for --pod: the bundled demo cluster)")
+    _add_live_options(exp)
     exp.add_argument("--config", help="configuration file")
-    exp.add_argument("--profile", help="profile name (default: the first)")
+    exp.add_argument("--profile",
+                     help="profile name (default: the one named by the pod's schedulerName, else the first)")
     exp.add_argument("--nodes", help="comma-separated node names (default: every node)")
     exp.add_argument("-o", "--output", choices=("table", "json"), default="table")
     exp.set_defaults(func=cmd_explain)
@@ -297,9 +363,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_place_command(sub)
 
-    sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump, one by one")
+    sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump or the live cluster, one by one")
     sim.add_argument("--pods", required=True, help="pods to schedule, in order (YAML/JSON file or directory)")
     sim.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
+    _add_live_options(sim)
     sim.add_argument("--config", help="configuration file")
     sim.add_argument("--profile", help="profile name (default: the first)")
     sim.add_argument("--seed", type=int, help="seed for breaking ties among top-scoring nodes")
@@ -309,6 +376,13 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("-o", "--output", choices=("table", "json"), default="table")
     sim.set_defaults(func=cmd_simulate)
     return p
+
+
+def _add_live_options(command: argparse.ArgumentParser) -> None:
+    """Where a one-shot command reads a live cluster (listed once, nothing written)."""
+    command.add_argument("--kubeconfig", help="read the cluster of this kubeconfig (listed once, nothing written)")
+    command.add_argument("--context", help="kubeconfig context (default: the current one)")
+    command.add_argument("--in-cluster", action="store_true", help="read the cluster this pod runs in")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,9 @@ from extender.engine.registry import RegistryError, import_plugin_module
 
 KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds", "logLevel"}
 LOG_LEVELS = ("debug", "info", "warning", "error")
+# Without a profiles list: upstream's default profile, and the 0-10 era beside it at /profiles/legacy/<verb>
+# so that it can be tried without writing a file. The first stays the one served at /<verb>.
+DEFAULT_PROFILES: tuple[dict[str, Any], ...] = ({}, {"schedulerName": "legacy", "preset": "legacy"})
 
 
 class ConfigError(ValueError):
@@ -72,7 +75,7 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
         raise ConfigError(f"{source}: logLevel: expected one of {', '.join(LOG_LEVELS)}")
     specs = data.get("profiles")
     if specs is None:
-        specs = [{}]
+        specs = [dict(spec) for spec in DEFAULT_PROFILES]
     if not isinstance(specs, list) or not specs:
         raise ConfigError(f"{source}: profiles: expected a non-empty list")
     profiles: list[Profile] = []
@@ -89,7 +92,7 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
 
 
 def load_config(path: str | Path | None) -> Config:
-    """Read and validate a configuration file; None gives the defaults (one default profile)."""
+    """Read and validate a configuration file; None gives the defaults (DEFAULT_PROFILES)."""
     if path is None:
         return parse_config({}, "defaults")
     file = Path(path)

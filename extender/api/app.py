@@ -14,6 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extender import __version__
+from extender.api.explain_routes import build_explain_router
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS, JSONResponse
 from extender.api.metrics import Metrics
 from extender.api.routes import FastVerbs, build_router
@@ -92,6 +93,8 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
 
     verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout)
     app.include_router(verbs)
+    app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
+                                            readiness=readiness), tags=["tools"])
     # Added first, so the request-id middleware (added next) still wraps it.
     app.add_middleware(FastVerbs, verbs=verbs.verbs)
     app.add_middleware(RequestIdMiddleware)

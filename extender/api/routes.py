@@ -12,14 +12,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse, Response
-from pydantic import ValidationError
+from fastapi.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.api.metrics import Metrics
 from extender.api.wire import (
-    ExplainRequest,
     ExtenderArgs,
     ExtenderBindingArgs,
     ExtenderBindingResult,
@@ -31,7 +29,6 @@ from extender.api.wire import (
     decode,
     decode_preemption,
 )
-from extender.engine.explain import render_table
 from extender.engine.scheduler import BindError, RequestError, Scheduler
 
 log = logging.getLogger("extender.api")
@@ -89,7 +86,7 @@ class FastVerbs:
 
 def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
                  read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> VerbRouter:
-    """Routes for filter, prioritize, bind and preempt (default profile and per profile), and explain."""
+    """Routes for filter, prioritize, bind and preempt (default profile and per profile)."""
     router = VerbRouter()
     router.verbs = {}
 
@@ -197,34 +194,6 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
 
     def bind_error(message: str) -> tuple[int, Any]:
         return 200, {"Error": message}
-
-    async def explain_route(request: Request, profile: str | None = None, format: str = "json") -> Response:
-        name = profile or scheduler.default_profile
-        if name not in scheduler.frameworks:
-            return JSONResponse({"Error": f"no profile named {name!r}; profiles: {sorted(scheduler.frameworks)}"},
-                                status_code=404)
-        try:
-            body = ExplainRequest.model_validate(await read_json(request, max_body_bytes, read_timeout))
-            result = scheduler.explain(name, body.pod, body.nodes)
-        except HTTPProblem as err:
-            return JSONResponse({"Error": err.message}, status_code=err.status)
-        except ValidationError as err:
-            first = err.errors()[0]
-            return JSONResponse({"Error": f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"},
-                                status_code=400)
-        except RequestError as err:
-            return JSONResponse({"Error": str(err)}, status_code=400)
-        if format == "table":
-            return PlainTextResponse(render_table(result))
-        return JSONResponse(result, status_code=400 if result.get("error") else 200)
-
-    explain_doc = _body_doc(ExplainRequest)
-    explain_summary = ("Why the pod fits or not on each node: every filter plugin's verdict and every score "
-                       "plugin's raw, normalised and weighted score (?format=table for people).")
-    router.add_api_route("/explain", explain_route, methods=["POST"], summary=explain_summary,
-                         openapi_extra=explain_doc, tags=["tools"], name="explain")
-    router.add_api_route("/profiles/{profile}/explain", explain_route, methods=["POST"], summary=explain_summary,
-                         openapi_extra=explain_doc, tags=["tools"], name="explain_profile")
 
     verbs: list[tuple[str, Handler, Callable[[str], tuple[int, Any]], type[Any], Any, str]] = [
         ("filter", do_filter, filter_error, ExtenderArgs, ExtenderFilterResult,

@@ -154,11 +154,3 @@ def decode_preemption(body: Any) -> ExtenderPreemptionArgs:
             nodes[node] = victims
         folded[field_name] = nodes
     return _validate(ExtenderPreemptionArgs, folded)
-
-
-class ExplainRequest(BaseModel):
-    """Body of explain (ours, not kube-scheduler's: ordinary camelCase JSON)."""
-
-    model_config = ConfigDict(extra="forbid")
-    pod: dict[str, Any] = Field(description="the v1.Pod to explain")
-    nodes: list[str] | None = Field(default=None, description="node names (default: every node)")

@@ -96,13 +96,16 @@ def unresolvable(*reasons: str) -> Status:
 class CycleState:
     """Per-request state: the snapshot being read and what plugins precomputed for this pod."""
 
-    __slots__ = ("data", "score_weight", "skip_filter", "skip_score", "snapshot")
+    __slots__ = ("data", "prefilter_nodes", "score_weight", "skip_filter", "skip_score", "snapshot")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
         self.data: dict[str, Any] = {}
         self.skip_filter: set[str] = set()
         self.skip_score: set[str] = set()
+        # plugin -> the only node names its PreFilter leaves (upstream's PreFilterResult); upstream never
+        # filters the others and reports them as "node(s) didn't satisfy plugin(s) [...]".
+        self.prefilter_nodes: dict[str, frozenset[str]] = {}
         self.score_weight = 0  # sum of the weights of the score plugins that ran (not skipped)
 
 

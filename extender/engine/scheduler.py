@@ -18,7 +18,6 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import EquivalenceCache, equivalence_key
-from extender.engine.explain import explain
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
 from extender.engine.preemption import Candidate, process_preemption
@@ -218,14 +217,6 @@ class Scheduler:
         for name in unknown:
             by_name.setdefault(name, 0)
         return [(name, by_name.get(name, 0)) for name in order]
-
-    def explain(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None) -> dict[str, Any]:
-        """Every node's verdict per filter plugin and score per score plugin (all nodes, or the named ones)."""
-        if not isinstance(raw_pod, Mapping):
-            raise RequestError("pod: expected a Pod object")
-        if names is not None and not all(isinstance(n, str) for n in names):
-            raise RequestError("nodes: expected a list of node names")
-        return explain(self.framework(profile), self.cache.snapshot(), raw_pod, names)
 
     def preempt(self, profile: str | None, raw_pod: Any,
                 candidates: Mapping[str, tuple[Sequence[str | Mapping[str, Any]], int]]

@@ -11,13 +11,13 @@ A pod that fits nowhere gets upstream's FitError message: "0/N nodes are availab
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.records import PodRecord, RecordError
-from extender.engine.framework import MAX_NODE_SCORE, CycleState, Status
+from extender.engine.framework import MAX_NODE_SCORE, CycleState
 from extender.engine.runtime import Framework, PluginScoreError
 
 ROUND_ROBIN = "round-robin"
@@ -63,19 +63,39 @@ class SimulationResult:
         }
 
 
-def fit_error_message(num_nodes: int, failed: Mapping[str, Status], prefilter: Status | None = None) -> str:
-    """Upstream's FitError.Error(): the PreFilter message, or a sorted "<count> <reason>" histogram."""
+def fit_error_message(num_nodes: int, reasons_per_node: Iterable[Sequence[str]],
+                      prefilter: str | None = None) -> str:
+    """Upstream's FitError.Error(): "0/N nodes are available:" then the PreFilter rejection's message, or
+    the sorted "<count> <reason>" histogram of each failed node's reasons (Go's byte-order sort)."""
     message = f"0/{num_nodes} nodes are available:"
     if prefilter is not None:
-        return message + f" {prefilter.message}."
+        return message + f" {prefilter}."
     counts: dict[str, int] = {}
-    for status in failed.values():
-        for reason in status.reasons:
+    for reasons in reasons_per_node:
+        for reason in reasons:
             counts[reason] = counts.get(reason, 0) + 1
     histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
     if histogram:
         message += f" {', '.join(histogram)}."
     return message
+
+
+def prefilter_narrowing(prefilter_nodes: Mapping[str, frozenset[str]]) -> tuple[frozenset[str] | None, str]:
+    """The nodes PreFilter results leave to filter (None: every node) and the reason upstream gives.
+
+    RunPreFilterPlugins intersects the plugins' PreFilterResults: an empty intersection rejects the pod
+    ("node(s) didn't satisfy plugin X" / "plugin(s) [X Y] simultaneously", the returned reason); otherwise
+    the nodes left out are never filtered and each counts under "node(s) didn't satisfy plugin(s) [X]".
+    """
+    allowed: frozenset[str] | None = None
+    for names in prefilter_nodes.values():
+        allowed = names if allowed is None else allowed & names
+    plugins = sorted(prefilter_nodes)
+    listed = "[" + " ".join(plugins) + "]"  # Go's %v of a []string
+    if allowed is not None and not allowed:
+        return allowed, (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1
+                         else f"node(s) didn't satisfy plugin(s) {listed} simultaneously")
+    return allowed, f"node(s) didn't satisfy plugin(s) {listed}"
 
 
 def utilization(cache: ClusterCache) -> dict[str, dict[str, Any]]:
@@ -129,7 +149,13 @@ class Simulator:
         if result.error is not None:
             return Placement(label, message=f"error: {result.error.message}")
         if not result.feasible:
-            message = fit_error_message(len(nodes), result.failed, result.prefilter_rejection)
+            prefilter = result.prefilter_rejection
+            allowed, outside = prefilter_narrowing(state.prefilter_nodes)
+            if prefilter is None and allowed is not None and not allowed:
+                return Placement(label, message=fit_error_message(len(nodes), (), outside))
+            reasons = (status.reasons if allowed is None or name in allowed else (outside,)
+                       for name, status in result.failed.items())
+            message = fit_error_message(len(nodes), reasons, prefilter.message if prefilter is not None else None)
             return Placement(label, message=message)
         feasible = result.feasible
         if len(feasible) == 1:

@@ -119,6 +119,7 @@ class ClusterConfig:
     client_key_file: str | None = None
     insecure: bool = False
     tls_server_name: str | None = None
+    namespace: str = "default"  # the context's namespace (kubectl's default for -n)
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """The TLS settings for httpx (False only when insecure-skip-tls-verify is set)."""
@@ -178,7 +179,8 @@ def from_kubeconfig(path: str | Path, context: str | None = None) -> ClusterConf
     if not server:
         raise KubeConfigError(f"{file}: cluster {ctx.get('cluster')!r} has no server")
     cfg = ClusterConfig(server=str(server).rstrip("/"), insecure=bool(cluster.get("insecure-skip-tls-verify")),
-                        tls_server_name=cluster.get("tls-server-name"))
+                        tls_server_name=cluster.get("tls-server-name"),
+                        namespace=str(ctx.get("namespace") or "default"))
     cfg.ca_file = (_data_file(cluster["certificate-authority-data"], ".crt")
                    if cluster.get("certificate-authority-data") else rel(cluster.get("certificate-authority")))
     cfg.client_cert_file = (_data_file(user["client-certificate-data"], ".crt")
@@ -203,8 +205,12 @@ def in_cluster(directory: Path = SERVICE_ACCOUNT_DIR) -> ClusterConfig:
         raise KubeConfigError("not running in a cluster: KUBERNETES_SERVICE_HOST/PORT are not set")
     if ":" in host:
         host = f"[{host}]"
+    try:
+        namespace = (directory / "namespace").read_text().strip() or "default"
+    except OSError:
+        namespace = "default"
     return ClusterConfig(server=f"https://{host}:{port}", tokens=FileToken(directory / "token"),
-                         ca_file=str(directory / "ca.crt"))
+                         ca_file=str(directory / "ca.crt"), namespace=namespace)
 
 
 def load(kubeconfig: str | None = None, context: str | None = None) -> ClusterConfig:

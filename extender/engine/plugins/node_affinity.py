@@ -86,6 +86,8 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
             names = term_names if names is None else names | term_names
         if names is not None and not names:
             return unresolvable(ERR_REASON_CONFLICT)
+        if names:
+            state.prefilter_nodes[self.name] = frozenset(names)
         return None
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.engine.framework import Code, Status
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.simulate import ROUND_ROBIN, Simulator, fit_error_message
@@ -26,13 +25,11 @@ def cache_of(*nodes: dict[str, object]) -> ClusterCache:
 
 
 def test_fit_error_message_is_upstreams() -> None:
-    failed = {"a": Status(Code.UNSCHEDULABLE, "Insufficient cpu", "Insufficient memory"),
-              "b": Status(Code.UNSCHEDULABLE, "Insufficient cpu"),
-              "c": Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)")}
+    failed = [("Insufficient cpu", "Insufficient memory"), ("Insufficient cpu",), ("node(s) had untolerated taint(s)",)]
     # Go's sort.Strings: byte order, so "10 ..." sorts before "2 ...".
     assert fit_error_message(3, failed) == (
         "0/3 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint(s), 2 Insufficient cpu.")
-    assert fit_error_message(3, failed, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict")) \
+    assert fit_error_message(3, failed, "pod affinity terms conflict") \
         == "0/3 nodes are available: pod affinity terms conflict."
 
 
@@ -85,3 +82,13 @@ def test_cli_json_report() -> None:
     assert huge["message"].startswith("0/33 nodes are available:") and "Insufficient cpu" in huge["message"]
     trainers = [p for p in report["scheduled"] if p["pod"].startswith("ml/trainer")]
     assert len({p["node"] for p in trainers}) == 3  # two GPUs free per GPU node: one trainer each
+
+
+def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() -> None:
+    cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="4"), make_node("c", cpu="4"))
+    pinned = make_pod("ds-a", requests=[{"cpu": "2"}], spec={"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
+    [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
+    assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
+                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
