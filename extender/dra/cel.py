@@ -1,0 +1,183 @@
+"""CEL device selectors, compiled and evaluated as upstream's ``dynamic-resource-allocation/cel`` does.
+
+The runtime is ``cel-expr-python`` (the CEL C++ implementation): it parses and type-checks, and
+its parse/check errors have cel-go's format (``ERROR: <input>:1:5: Syntax error: ...`` with the
+source line and a caret). Kubernetes' CEL libraries that the runtime lacks are added by
+:mod:`extender.dra.cel_library` (quantity, semver, regex ``find``/``findAll``, lists, sets).
+
+The ``device`` variable has upstream's shape: ``driver``, ``allowMultipleAllocations``,
+``attributes`` and ``capacity``, the last two maps of domain to map of name to value. A name
+without a domain belongs to the driver's domain, so ``device.attributes["gpu.example.com"].model``
+reads ``model`` of a ``gpu.example.com`` device. Looking up a domain the device does not have
+gives an empty map (upstream's default map), so ``"x" in device.attributes["other.com"]`` is false.
+Attribute values are ``int``, ``bool``, ``string`` or a semver (``version``); capacities are
+quantities.
+
+Interface: ``CelCache().get_or_compile(expression)`` returns a :class:`CompiledExpression` (one per
+distinct expression, kept); ``compiled.error`` is upstream's compile error text or None;
+``compiled.device_matches(device_record, driver)`` returns ``(matches, runtime_error_text)``, cached
+per device (selectors are pure functions of the device).
+
+Known differences from cel-go: the ``device`` variable is dynamically typed, so a misspelt field
+(``device.drvier``) is a runtime "no such key" error instead of a compile error; runtime cost limits
+are not enforced (cel-expr-python has no cost tracker); regular expressions use Python's ``re``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from cel_expr_python import cel
+
+from extender.dra import cel_library
+from extender.dra.records import DeviceRecord
+
+__all__ = ["CelCache", "CompiledExpression"]
+
+#: Compiled expressions kept (distinct expressions are few: a handful of classes and claims).
+MAX_EXPRESSIONS: Final = 4096
+#: Device results kept per expression before the memo is cleared.
+MAX_DEVICE_RESULTS: Final = 200_000
+
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+_STRING_LITERAL = re.compile(r"""(?:[rR])?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+
+
+def _strip_status(text: str) -> str:
+    """``INVALID_ARGUMENT: ERROR: ... [INVALID_ARGUMENT]`` -> ``ERROR: ...`` (cel-go's text)."""
+    return _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", text, count=1))
+
+
+def _runtime_error_text(text: str) -> str:
+    """Translate the C++ runtime's error texts to cel-go's where they differ."""
+    text = _strip_status(text)
+    if text.startswith("Key not found in map : "):
+        key = text[len("Key not found in map : ") :]
+        if len(key) >= 2 and key[0] == key[-1] == '"':
+            key = key[1:-1]
+        return f"no such key: {key}"
+    if text.startswith("No matching overloads found"):
+        return "no such overload"
+    if text == "divide by zero":
+        return "division by zero"
+    if text == "modulus by zero":
+        return "modulus by zero"
+    return text
+
+
+def _literal_strings(expression: str) -> frozenset[str]:
+    """String literals of an expression: the domains a selector may look up."""
+    found = set()
+    for match in _STRING_LITERAL.finditer(expression):
+        body = match.group(1)[1:-1]
+        if "\\" not in body:
+            found.add(body)
+    return frozenset(found)
+
+
+class CompiledExpression:
+    """One compiled selector: ``error`` (compile error text) or a program to evaluate per device."""
+
+    __slots__ = ("_program", "_results", "domains", "error", "expression")
+
+    def __init__(self, expression: str, program: Any, error: str | None) -> None:
+        self.expression = expression
+        self._program = program
+        self.error = error
+        self.domains = _literal_strings(expression)
+        self._results: dict[int, tuple[DeviceRecord, bool, str | None]] = {}
+
+    def device_matches(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
+        """Evaluate for a device of a driver: ``(matches, None)`` or ``(False, runtime error text)``."""
+        memo = self._results.get(id(device))
+        if memo is not None and memo[0] is device:
+            return memo[1], memo[2]
+        matches, error = self._evaluate(device, driver)
+        if len(self._results) >= MAX_DEVICE_RESULTS:
+            self._results.clear()
+        self._results[id(device)] = (device, matches, error)
+        return matches, error
+
+    def _evaluate(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
+        if self._program is None:
+            return False, self.error
+        variables = cel_library.device_variable(device, driver)
+        if isinstance(variables, str):
+            return False, variables
+        attributes, capacity = variables["attributes"], variables["capacity"]
+        missing = [d for d in self.domains if d not in attributes or d not in capacity]
+        if missing:
+            # Upstream's attribute and capacity maps answer unknown domains with an empty map.
+            attributes = dict(attributes)
+            capacity = dict(capacity)
+            for domain in missing:
+                attributes.setdefault(domain, {})
+                capacity.setdefault(domain, {})
+            variables = {**variables, "attributes": attributes, "capacity": capacity}
+        try:
+            result = self._program.eval(data={"device": variables})
+        except Exception as err:  # the runtime raises for errors found while evaluating
+            return False, _runtime_error_text(str(err))
+        if result.type() == cel.Type.ERROR:
+            return False, _runtime_error_text(str(result.value()))
+        value = result.value()
+        if not isinstance(value, bool):
+            type_name = result.type().name()
+            return False, f"CEL result of type {type_name} could not be converted to bool: type conversion error"
+        return value, None
+
+
+class CelCache:
+    """Compiles each distinct expression once (upstream ``cel.Cache`` + ``GetCompiler().CompileCELExpression``)."""
+
+    def __init__(self) -> None:
+        """Create an empty cache; the CEL environment is shared by all caches."""
+        self._compiled: dict[str, CompiledExpression] = {}
+
+    def get_or_compile(self, expression: str) -> CompiledExpression:
+        """The compiled expression, compiling it on first use."""
+        compiled = self._compiled.get(expression)
+        if compiled is None:
+            compiled = compile_expression(expression)
+            if len(self._compiled) >= MAX_EXPRESSIONS:
+                self._compiled.pop(next(iter(self._compiled)))
+            self._compiled[expression] = compiled
+        return compiled
+
+
+def compile_expression(expression: str) -> CompiledExpression:
+    """Compile and check one selector, with upstream's error texts for bad expressions."""
+    env = cel_library.environment()
+    try:
+        program = env.compile(expression)
+    except Exception as err:  # cel-expr-python raises for parse and check errors
+        return CompiledExpression(expression, None, "compilation failed: " + _strip_status(str(err)))
+    output = program.return_type()
+    if output not in (cel.Type.BOOL, cel.Type.DYN):
+        return CompiledExpression(
+            expression, None, f"must evaluate to bool or the unknown type, not {_type_name(output)}"
+        )
+    return CompiledExpression(expression, program, None)
+
+
+def _type_name(t: Any) -> str:
+    """cel-go's name for a result type (``string``, ``int``, ``list(int)``...)."""
+    name = str(t.name())
+    return _GO_TYPE_NAMES.get(name, name)
+
+
+_GO_TYPE_NAMES: Final[Mapping[str, str]] = {
+    "STRING": "string",
+    "INT": "int",
+    "UINT": "uint",
+    "DOUBLE": "double",
+    "BYTES": "bytes",
+    "NULL": "null_type",
+    "LIST": "list",
+    "MAP": "map",
+    "TIMESTAMP": "google.protobuf.Timestamp",
+    "DURATION": "google.protobuf.Duration",
+}
