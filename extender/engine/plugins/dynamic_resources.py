@@ -1,0 +1,480 @@
+"""DynamicResources: the pod's ResourceClaims must be allocatable (or already usable) on the node.
+
+Upstream: ``pkg/scheduler/framework/plugins/dynamicresources`` (kubernetes v1.36.3), with the feature
+gates as 1.36 sets them by default (prioritized lists, admin access, partitionable devices, device
+taints, consumable capacity, binding conditions, the filter timeout).
+
+- PreFilter resolves ``spec.resourceClaims``: a claim by name, or a template's claim through
+  ``status.resourceClaimStatuses`` (which must be controlled by the pod). A claim that is missing, being
+  deleted, not the pod's, or that names a DeviceClass that does not exist rejects the pod on every node
+  (UnschedulableAndUnresolvable). Allocated claims contribute their allocation's node selector; the
+  others are handed to the structured-parameters allocator (``extender.dra``), built once per pod over
+  the slices, classes and the devices every other claim holds (in-flight assumptions included).
+- Filter rejects a node outside an allocated claim's node selector ("resourceclaim not available on the
+  node") and runs the allocator for the unallocated claims: no solution is "cannot allocate all claims",
+  a node-local failure is reported with the allocator's text, and running past the filter timeout or a
+  broken claim/class (a bad CEL expression) is an Error, as upstream.
+- Score rewards the node where prioritized-list requests got their earlier alternatives
+  (``FirstAvailableDeviceRequestMaxSize - index`` per allocated subrequest), normalised with
+  DefaultNormalizeScore.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extender.cluster.dra_objects import ClaimEntry, DRAView
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
+from extender.dra.allocator import DEFAULT_FEATURES, Allocator
+from extender.dra.cel import CelCache
+from extender.dra.results import AllocationError, AllocationResult
+from extender.engine.framework import (
+    SKIP,
+    Code,
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+    default_normalize,
+    unresolvable,
+)
+from extender.engine.profile import ProfileError
+from extender.engine.registry import register
+from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
+
+NAME = "DynamicResources"
+STATE_KEY = NAME
+DEFAULT_FILTER_TIMEOUT_SECONDS = 10.0  # DynamicResourcesFilterTimeoutDefault
+DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # DynamicResourcesBindingTimeoutDefault
+FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+
+REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+
+
+class ClaimsUnusable(Exception):
+    """The pod's claims cannot be used at the moment (upstream's foreachPodResourceClaim errors)."""
+
+
+# ---- plugin args -------------------------------------------------------------------------------
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """A Go ``time.Duration`` string ("10s", "1m30s", "250ms", "-1s", "0") in seconds."""
+    raw = text.strip()
+    sign = 1.0
+    if raw[:1] in "+-":
+        sign = -1.0 if raw[0] == "-" else 1.0
+        raw = raw[1:]
+    if raw == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(raw):
+        match = _DURATION_PART.match(raw, pos)
+        if match is None:
+            raise ValueError(f"time: invalid duration {text!r}")
+        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        pos = match.end()
+    if not raw:
+        raise ValueError(f"time: invalid duration {text!r}")
+    return sign * total
+
+
+def _duration_arg(args: Mapping[str, Any], key: str, default: float) -> float:
+    value = args.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ProfileError(f"{NAME} args.{key}: expected a duration string such as \"10s\"")
+    try:
+        return parse_duration(value)
+    except ValueError as err:
+        raise ProfileError(f"{NAME} args.{key}: {err}") from None
+
+
+# ---- per-cycle state ---------------------------------------------------------------------------
+@dataclass
+class _State:
+    claims: list[ClaimEntry]
+    available_on: list[NodeSelector | None]
+    to_allocate: list[int]  # indices into claims of the unallocated ones
+    allocator: Allocator | None = None
+    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    status = obj.get("status")
+    return status if isinstance(status, Mapping) else {}
+
+
+def _allocation(claim: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    allocation = _status(claim).get("allocation")
+    return allocation if isinstance(allocation, Mapping) else None
+
+
+def _requests(claim: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    spec = claim.get("spec")
+    devices = spec.get("devices") if isinstance(spec, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    return [r for r in requests if isinstance(r, Mapping)] if isinstance(requests, list) else []
+
+
+def _controlled_by(claim: Mapping[str, Any], uid: str) -> bool:
+    """metav1.IsControlledBy: the claim's controller owner reference has the pod's UID."""
+    for ref in _meta(claim).get("ownerReferences") or []:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            return str(ref.get("uid") or "") == uid
+    return False
+
+
+def pod_claims(pod: PodRecord, dra: DRAView) -> list[ClaimEntry]:
+    """The claims of the pod's ``spec.resourceClaims``, in order (upstream's podResourceClaims).
+
+    Raises :class:`ClaimsUnusable` with upstream's message when one cannot be used.
+    """
+    memo_key = "dra.claim_refs"
+    refs = pod.memo.get(memo_key)
+    if refs is None:
+        refs = _claim_refs(pod)
+        pod.memo[memo_key] = refs
+    out: list[ClaimEntry] = []
+    for ref in refs:
+        if isinstance(ref, ClaimsUnusable):
+            raise ref
+        claim_name, must_check_owner = ref
+        if claim_name is None:
+            continue  # a template for which no claim was needed: skipped, as upstream
+        entry = dra.claim(pod.namespace, claim_name)
+        if entry is None:
+            raise ClaimsUnusable(f'could not find ResourceClaim "{pod.namespace}/{claim_name}"')
+        meta = _meta(entry.raw)
+        if meta.get("deletionTimestamp") is not None:
+            raise ClaimsUnusable(f'resourceclaim "{claim_name}" is being deleted')
+        if must_check_owner:
+            claim_namespace = str(meta.get("namespace") or "default")
+            if claim_namespace != pod.namespace:
+                raise ClaimsUnusable(f"ResourceClaim {claim_namespace}/{claim_name} is not in the same namespace "
+                                     f"as Pod {pod.namespace}/{pod.name}")
+            if not _controlled_by(entry.raw, pod.uid):
+                raise ClaimsUnusable(f"ResourceClaim {claim_namespace}/{claim_name} was not created for Pod "
+                                     f"{pod.namespace}/{pod.name} (Pod is not owner)")
+        out.append(entry)
+    return out
+
+
+def _claim_refs(pod: PodRecord) -> list[tuple[str | None, bool] | ClaimsUnusable]:
+    """Each spec.resourceClaims entry resolved to (claim name, must check owner), as resourceclaim.Name."""
+    spec = pod.raw.get("spec")
+    entries = spec.get("resourceClaims") if isinstance(spec, Mapping) else None
+    if not isinstance(entries, list):
+        return []
+    status = pod.raw.get("status")
+    statuses = status.get("resourceClaimStatuses") if isinstance(status, Mapping) else None
+    generated: list[Mapping[str, Any]] = [s for s in statuses if isinstance(s, Mapping)] \
+        if isinstance(statuses, list) else []
+    refs: list[tuple[str | None, bool] | ClaimsUnusable] = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        entry_name = str(entry.get("name") or "")
+        if entry.get("resourceClaimName") is not None:
+            refs.append((str(entry["resourceClaimName"]), False))
+        elif entry.get("resourceClaimTemplateName") is not None:
+            for generated_status in generated:
+                if generated_status.get("name") == entry_name:
+                    name = generated_status.get("resourceClaimName")
+                    refs.append((None if name is None else str(name), True))
+                    break
+            else:
+                refs.append(ClaimsUnusable(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'))
+                break
+        else:
+            refs.append(ClaimsUnusable(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{entry_name}": '
+                                       "none of the supported fields are set"))
+            break
+    return refs
+
+
+def has_claims(pod: PodRecord) -> bool:
+    """Whether the pod lists any ResourceClaim (cheap: no lookup)."""
+    spec = pod.raw.get("spec")
+    return isinstance(spec, Mapping) and bool(spec.get("resourceClaims"))
+
+
+def _validate_class(dra: DRAView, class_name: Any, request_name: str) -> Status | None:
+    """validateDeviceClass: an empty class is an Error, a missing one UnschedulableAndUnresolvable."""
+    if not class_name:
+        return Status(Code.ERROR, f"request {request_name}: unsupported request type")
+    if str(class_name) not in dra.classes:
+        return unresolvable(f"request {request_name}: device class {class_name} does not exist")
+    return None
+
+
+def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
+    meta = _meta(claim)
+    claim_ref = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+    for request in _requests(claim):
+        request_name = str(request.get("name") or "")
+        exactly = request.get("exactly")
+        first = request.get("firstAvailable")
+        if isinstance(exactly, Mapping):
+            status = _validate_class(dra, exactly.get("deviceClassName"), request_name)
+            if status is not None:
+                return status
+        elif isinstance(first, list) and first:
+            for sub in first:
+                sub_name = str(sub.get("name") or "") if isinstance(sub, Mapping) else ""
+                class_name = sub.get("deviceClassName") if isinstance(sub, Mapping) else None
+                status = _validate_class(dra, class_name, f"{request_name}/{sub_name}")
+                if status is not None:
+                    return status
+        else:
+            return unresolvable(f"resource claim {claim_ref}, request {request_name}: unknown request type")
+    return None
+
+
+def _condition_true(conditions: Any, condition_type: Any) -> Mapping[str, Any] | None:
+    if not isinstance(conditions, list):
+        return None
+    for cond in conditions:
+        if isinstance(cond, Mapping) and cond.get("type") == condition_type:
+            return cond
+    return None
+
+
+class BindingFailed(Exception):
+    """A device's binding failure condition is true (upstream's ErrDeviceBindingFailed)."""
+
+
+def claim_ready_for_binding(claim: Mapping[str, Any]) -> bool:
+    """isClaimReadyForBinding: every binding condition of every allocated device is true.
+
+    Raises BindingFailed when a binding failure condition is true.
+    """
+    allocation = _allocation(claim)
+    if allocation is None:
+        return False
+    devices = allocation.get("devices")
+    results = devices.get("results") if isinstance(devices, Mapping) else None
+    statuses = _status(claim).get("devices")
+    for result in results if isinstance(results, list) else []:
+        if not isinstance(result, Mapping) or not result.get("bindingConditions"):
+            continue
+        device_status = None
+        for candidate in statuses if isinstance(statuses, list) else []:
+            if isinstance(candidate, Mapping) and all(
+                    candidate.get(k) == result.get(k) for k in ("device", "driver", "pool")):
+                device_status = candidate
+                break
+        if device_status is None:
+            return False
+        conditions = device_status.get("conditions")
+        for cond_type in result.get("bindingFailureConditions") or []:
+            cond = _condition_true(conditions, cond_type)
+            if cond is not None and cond.get("status") == "True":
+                raise BindingFailed(cond_type)
+        for cond_type in result.get("bindingConditions") or []:
+            cond = _condition_true(conditions, cond_type)
+            if cond is None or cond.get("status") != "True":
+                return False
+    return True
+
+
+def claim_binding_timed_out(claim: Mapping[str, Any], binding_timeout: float, now: float) -> bool:
+    """isClaimTimeout: a device waits on binding conditions longer than bindingTimeout since allocation."""
+    allocation = _allocation(claim)
+    if allocation is None:
+        return False
+    stamp = allocation.get("allocationTimestamp")
+    if not isinstance(stamp, str) or not stamp:
+        return False
+    devices = allocation.get("devices")
+    results = devices.get("results") if isinstance(devices, Mapping) else None
+    if not any(isinstance(r, Mapping) and r.get("bindingConditions") is not None
+               for r in (results if isinstance(results, list) else [])):
+        return False
+    from datetime import datetime
+
+    try:
+        allocated_at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    return allocated_at + binding_timeout < now
+
+
+@register
+class DynamicResources(FilterPlugin, ScorePlugin):
+    """Allocate the pod's ResourceClaims from the node's devices (structured parameters)."""
+
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        super().__init__(args)
+        unknown = sorted(set(self.args) - {"filterTimeout", "bindingTimeout"})
+        if unknown:
+            raise ProfileError(f"{NAME} args: unknown field(s) {', '.join(unknown)}")
+        self.filter_timeout = _duration_arg(self.args, "filterTimeout", DEFAULT_FILTER_TIMEOUT_SECONDS)
+        if self.filter_timeout < 0:
+            raise ProfileError(f"{NAME} args.filterTimeout: Invalid value: {self.args['filterTimeout']!r}: "
+                               "must be zero or positive")
+        self.binding_timeout = _duration_arg(self.args, "bindingTimeout", DEFAULT_BINDING_TIMEOUT_SECONDS)
+        if self.binding_timeout < 1:
+            raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
+                               "must be at least 1 second")
+        self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
+
+    # ---- PreFilter -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        state.data[STATE_KEY] = None
+        if not has_claims(pod):
+            return SKIP
+        dra = state.snapshot.dra
+        try:
+            claims = pod_claims(pod, dra)
+        except ClaimsUnusable as err:
+            return unresolvable(str(err))
+        if not claims:
+            return SKIP
+        available_on: list[NodeSelector | None] = []
+        to_allocate: list[int] = []
+        for index, entry in enumerate(claims):
+            allocation = _allocation(entry.raw)
+            selector: NodeSelector | None = None
+            if allocation is not None:
+                terms = allocation.get("nodeSelector")
+                if terms is not None:
+                    try:
+                        selector = compile_node_selector(terms, strict=True)
+                    except SelectorError as err:
+                        return Status(Code.ERROR, str(err))
+            else:
+                to_allocate.append(index)
+                status = _check_requests(dra, entry.raw)
+                if status is not None:
+                    return status
+            available_on.append(selector)
+        cycle = _State(claims, available_on, to_allocate)
+        if to_allocate:
+            try:
+                cycle.allocator = Allocator(DEFAULT_FEATURES, dra.allocated(), dra.classes, dra.slices,
+                                            self.cel_cache)
+            except AllocationError as err:
+                return Status(Code.ERROR, str(err))
+        state.data[STATE_KEY] = cycle
+        return None
+
+    # ---- Filter --------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+        cycle: _State | None = state.data.get(STATE_KEY)
+        if cycle is None:
+            return None
+        record = node.node
+        assert record is not None
+        unavailable = False
+        now = time.time()
+        for index, entry in enumerate(cycle.claims):
+            selector = cycle.available_on[index]
+            if selector is not None and not selector.matches(record.labels, record.name):
+                unavailable = True
+                continue
+            if _allocation(entry.raw) is None:
+                continue
+            try:
+                ready = claim_ready_for_binding(entry.raw)
+            except BindingFailed:
+                unavailable = True
+            else:
+                if not ready and claim_binding_timed_out(entry.raw, self.binding_timeout, now):
+                    unavailable = True
+        if cycle.allocator is not None:
+            deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
+            requested = [cycle.claims[i].record for i in cycle.to_allocate]
+            try:
+                results = cycle.allocator.allocate(record.name, record.labels, requested, deadline=deadline)
+            except AllocationError as err:
+                if err.timed_out:  # potentially transient: an Error, so the pod is retried with backoff
+                    return Status(Code.ERROR, f"node {record.name}: timed out trying to allocate devices")
+                if err.failed_on_node:  # other nodes may still do
+                    return unresolvable(str(err))
+                return Status(Code.ERROR, str(err))  # a broken claim or class
+            if results is None or len(results) != len(requested):
+                return unresolvable(REASON_CANNOT_ALLOCATE)
+            if not unavailable:
+                cycle.node_allocations[record.name] = results
+        if unavailable:
+            return unresolvable(REASON_NOT_AVAILABLE)
+        return None
+
+    # ---- Score ---------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+        cycle: _State | None = state.data.get(STATE_KEY)
+        if cycle is None:
+            return 0
+        results = cycle.node_allocations.get(node.name)
+        if results is None:
+            return 0
+        return prioritized_list_score(cycle, results)
+
+    def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        default_normalize(scores, reverse=False)
+
+    # ---- bind / simulate -----------------------------------------------------------------------
+    def allocated_claims(self, state: CycleState, pod: PodRecord, node_name: str) -> list[dict[str, Any]]:
+        """The pod's unallocated claims as they will be once bound to the node (after a Filter of that node).
+
+        Each is a copy of the claim with ``status.allocation`` set and the pod in ``status.reservedFor``,
+        for the cache to count until the source reports the real claims (upstream's Reserve).
+        """
+        cycle: _State | None = state.data.get(STATE_KEY)
+        if cycle is None or cycle.allocator is None:
+            return []
+        results = cycle.node_allocations.get(node_name)
+        if results is None:
+            return []
+        out: list[dict[str, Any]] = []
+        for index, result in zip(cycle.to_allocate, results, strict=True):
+            raw = cycle.claims[index].raw
+            status = dict(_status(raw))
+            status["allocation"] = result.to_api()
+            reserved = [r for r in status.get("reservedFor") or [] if isinstance(r, Mapping)]
+            if not any(r.get("uid") == pod.uid for r in reserved):
+                reserved.append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+            status["reservedFor"] = reserved
+            out.append({**raw, "status": status})
+        return out
+
+
+def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -> int:
+    """computeScore: per claim, ``MaxSize - index`` for each firstAvailable alternative that was allocated."""
+    total = 0
+    by_index = dict(zip(cycle.to_allocate, results, strict=True))
+    for index, entry in enumerate(cycle.claims):
+        result = by_index.get(index)
+        if result is not None:
+            names = [device.request for device in result.devices]
+        else:
+            allocation = _allocation(entry.raw)
+            devices = allocation.get("devices") if allocation is not None else None
+            listed = devices.get("results") if isinstance(devices, Mapping) else None
+            names = [str(d.get("request") or "") for d in listed or [] if isinstance(d, Mapping)]
+        allocated_subrequests = {name for name in names if name.count("/") == 1}
+        for request in _requests(entry.raw):
+            if request.get("exactly") is not None:
+                continue
+            for i, sub in enumerate(request.get("firstAvailable") or []):
+                if isinstance(sub, Mapping) and \
+                        f"{request.get('name') or ''}/{sub.get('name') or ''}" in allocated_subrequests:
+                    total += FIRST_AVAILABLE_MAX_SIZE - i
+    return total

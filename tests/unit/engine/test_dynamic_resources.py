@@ -1,0 +1,151 @@
+"""DynamicResources: claims resolved in PreFilter, allocation per node in Filter, prioritized-list scores.
+
+Reason strings and codes are upstream's (pkg/scheduler/framework/plugins/dynamicresources, v1.36.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from builders import make_node
+from dra_builders import claim, device_class, exact_request, gpu, pod_with_claims, resource_slice
+from plugin_harness import filter_verdicts, single_plugin_profile
+
+from extender.engine.explain import explain_objects
+from extender.engine.plugins.dynamic_resources import DynamicResources, parse_duration
+from extender.engine.profile import ProfileError
+
+NAME = "DynamicResources"
+UAU = "UnschedulableAndUnresolvable"
+
+
+def single(verdicts: dict[str, tuple[str, list[str]]]) -> set[tuple[str, tuple[str, ...]]]:
+    """The distinct verdicts (a PreFilter rejection gives every node the same one)."""
+    return {(code, tuple(reasons)) for code, reasons in verdicts.values()}
+
+
+def cluster(*extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """n1 with two a100s, n2 with one h100, n3 without devices."""
+    return [make_node("n1"), make_node("n2"), make_node("n3"), device_class(),
+            resource_slice("n1", [gpu("gpu-0"), gpu("gpu-1")]),
+            resource_slice("n2", [gpu("gpu-0", model="h100", memory="80Gi")]), *extra]
+
+
+def test_pod_without_claims_is_skipped() -> None:
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}
+    out = explain_objects(cluster(), pod, None)
+    assert out["prefilter"][NAME]["code"] == "Skip"
+    assert all(v["scores"][NAME]["raw"] == 0 for v in out["nodes"].values())
+
+
+def test_claim_by_name_fits_only_where_devices_allow() -> None:
+    objects = cluster(claim("two", [exact_request(count=2)]))
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "two"}), objects)
+    assert verdicts["n1"] == ("Success", [])
+    assert verdicts["n2"] == (UAU, ["cannot allocate all claims"])
+    assert verdicts["n3"] == (UAU, ["cannot allocate all claims"])
+
+
+def test_cel_selector_narrows_the_devices() -> None:
+    selector = [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]
+    objects = cluster(claim("h100", [exact_request(selectors=selector)]))
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "h100"}), objects)
+    assert [n for n, (code, _) in verdicts.items() if code == "Success"] == ["n2"]
+
+
+def test_devices_held_by_other_claims_are_not_allocated_again() -> None:
+    used = claim("used", [exact_request()], allocated_on="n2", devices=["gpu-0"])
+    objects = cluster(used, claim("mine", [exact_request()]))
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "mine"}), objects)
+    assert verdicts["n1"][0] == "Success"
+    assert verdicts["n2"] == (UAU, ["cannot allocate all claims"])
+
+
+def test_missing_claim_rejects_every_node() -> None:
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "nope"}), cluster())
+    assert single(verdicts) == {(UAU, ('could not find ResourceClaim "default/nope"',))}
+
+
+def test_template_claim_not_created_yet() -> None:
+    pod = pod_with_claims({"name": "c", "resourceClaimTemplateName": "t"})
+    verdicts = filter_verdicts(NAME, pod, cluster())
+    assert single(verdicts) == {(UAU, ('pod "default/p": ResourceClaim not created yet',))}
+
+
+def test_template_claim_must_be_owned_by_the_pod() -> None:
+    generated = claim("p-c-abc", [exact_request()], owner_uid="someone-else")
+    pod = pod_with_claims({"name": "c", "resourceClaimTemplateName": "t"},
+                          statuses=[{"name": "c", "resourceClaimName": "p-c-abc"}])
+    verdicts = filter_verdicts(NAME, pod, cluster(generated))
+    assert single(verdicts) == {
+        (UAU, ("ResourceClaim default/p-c-abc was not created for Pod default/p (Pod is not owner)",))}
+
+
+def test_template_claim_owned_by_the_pod_is_allocated() -> None:
+    generated = claim("p-c-abc", [exact_request()], owner_uid="pod-uid")
+    pod = pod_with_claims({"name": "c", "resourceClaimTemplateName": "t"},
+                          statuses=[{"name": "c", "resourceClaimName": "p-c-abc"}])
+    verdicts = filter_verdicts(NAME, pod, cluster(generated))
+    assert verdicts["n1"][0] == verdicts["n2"][0] == "Success"
+
+
+def test_missing_device_class() -> None:
+    objects = cluster(claim("c1", [exact_request(device_class_name="fpga.example.com")]))
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "c1"}), objects)
+    assert single(verdicts) == {(UAU, ("request gpu: device class fpga.example.com does not exist",))}
+
+
+def test_allocated_shared_claim_only_on_its_node() -> None:
+    shared = claim("shared", [exact_request()], allocated_on="n2", devices=["gpu-0"])
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "shared"}),
+                               cluster(shared))
+    assert verdicts["n2"] == ("Success", [])
+    assert verdicts["n1"] == (UAU, ["resourceclaim not available on the node"])
+
+
+def test_claim_being_deleted() -> None:
+    doomed = claim("doomed", [exact_request()])
+    doomed["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "doomed"}),
+                               cluster(doomed))
+    assert single(verdicts) == {(UAU, ('resourceclaim "doomed" is being deleted',))}
+
+
+def test_prioritized_list_scores_the_preferred_alternative_higher() -> None:
+    first = [{"name": "h100", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1,
+              "selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]},
+             {"name": "any", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}]
+    objects = cluster(claim("pick", [{"name": "gpu", "firstAvailable": first}]))
+    pod = pod_with_claims({"name": "c", "resourceClaimName": "pick"})
+    out = explain_objects(objects, pod, single_plugin_profile(NAME, weight=2))
+    n1, n2 = out["nodes"]["n1"]["scores"][NAME], out["nodes"]["n2"]["scores"][NAME]
+    # n2 gets the first alternative (8 - 0), n1 the second (8 - 1); normalised by the best.
+    assert (n2["raw"], n2["normalized"], n2["weighted"]) == (8, 100, 200)
+    assert (n1["raw"], n1["normalized"], n1["weighted"]) == (7, 87, 174)
+    assert not out["nodes"]["n3"]["feasible"]
+
+
+def test_broken_selector_is_an_error() -> None:
+    selector = [{"cel": {"expression": 'device.attributes["gpu.example.com"].missing == "x"'}}]
+    objects = cluster(claim("bad", [exact_request(selectors=selector)]))
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c", "resourceClaimName": "bad"}), objects)
+    code, reasons = verdicts["n1"]
+    assert code == "Error" and reasons[0].startswith('running "DynamicResources" filter plugin: ')
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("10s", 10.0), ("1m30s", 90.0), ("250ms", 0.25), ("0", 0.0),
+                                                ("-1s", -1.0)])
+def test_durations_parse_as_go_does(text: str, seconds: float) -> None:
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+def test_filter_timeout_arg() -> None:
+    assert DynamicResources().filter_timeout == 10.0
+    assert DynamicResources({"filterTimeout": "2s"}).filter_timeout == 2.0
+    with pytest.raises(ProfileError, match="must be zero or positive"):
+        DynamicResources({"filterTimeout": "-1s"})
+    with pytest.raises(ProfileError, match="invalid duration"):
+        DynamicResources({"filterTimeout": "ten"})
+    with pytest.raises(ProfileError, match="unknown field"):
+        DynamicResources({"timeout": "1s"})
