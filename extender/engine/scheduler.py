@@ -21,6 +21,7 @@ from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.explain import explain
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
+from extender.engine.plugins.dynamic_resources import claims_to_assume, has_claims
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
 
@@ -48,6 +49,20 @@ class FilterAnswer:
 class Binder(Protocol):
     """Creates the Binding of a pod to a node (through the apiserver, or nowhere for a static cluster)."""
 
+    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
+        """The pod's claims allocated for the node, to count until the watch reports the real ones.
+
+        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
+        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
+        already reports allocated is not assumed again.
+        """
+        framework = self.framework(None)
+        state = CycleState(snapshot)
+        result = framework.filter(state, pod, [node])
+        if result.error is not None or not result.feasible:
+            return []
+        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
+
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind, or raise an exception whose message says why."""
 
@@ -61,6 +76,20 @@ class BindError(RuntimeError):
 
 class StaticBinder:
     """For a static cluster dump: binding only assumes the pod in our cache."""
+
+    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
+        """The pod's claims allocated for the node, to count until the watch reports the real ones.
+
+        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
+        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
+        already reports allocated is not assumed again.
+        """
+        framework = self.framework(None)
+        state = CycleState(snapshot)
+        result = framework.filter(state, pod, [node])
+        if result.error is not None or not result.feasible:
+            return []
+        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         return None
@@ -241,6 +270,20 @@ class Scheduler:
         answer = process_preemption(framework, self.cache.snapshot(), pod, proposed)
         return {node: (c.victims, c.num_pdb_violations) for node, c in answer.items()}
 
+    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
+        """The pod's claims allocated for the node, to count until the watch reports the real ones.
+
+        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
+        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
+        already reports allocated is not assumed again.
+        """
+        framework = self.framework(None)
+        state = CycleState(snapshot)
+        result = framework.filter(state, pod, [node])
+        if result.error is not None or not result.feasible:
+            return []
+        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
+
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget.
 
@@ -263,10 +306,13 @@ class Scheduler:
         bound_to = pod.node_name or (placed.node_name if placed is not None else "")
         if bound_to:
             raise BindError(f"pod {namespace}/{name} is already bound to node {bound_to!r}")
-        if self.cache.snapshot().get(node) is None:
+        snapshot = self.cache.snapshot()
+        target = snapshot.get(node)
+        if target is None:
             raise BindError(f"node {node!r} is not known to the extender")
+        claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []
         try:
-            assumed = self.cache.assume_pod(pod, node)
+            assumed = self.cache.assume_pod(pod, node, claims)
         except CacheError as err:
             raise BindError(str(err)) from err
         try:

@@ -478,3 +478,16 @@ def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -
                         f"{request.get('name') or ''}/{sub.get('name') or ''}" in allocated_subrequests:
                     total += FIRST_AVAILABLE_MAX_SIZE - i
     return total
+
+
+def claims_to_assume(plugins: Sequence[object], state: CycleState, pod: PodRecord,
+                     node_name: str) -> list[dict[str, Any]]:
+    """The claims the DynamicResources plugin among ``plugins`` allocated for the node in this cycle.
+
+    Empty when the profile does not run the plugin or the pod has nothing to allocate. The cycle's
+    Filter must have passed the node (simulate's chosen node; bind's re-filter of the target node).
+    """
+    for plugin in plugins:
+        if isinstance(plugin, DynamicResources):
+            return plugin.allocated_claims(state, pod, node_name)
+    return []

@@ -5,6 +5,7 @@ Reason strings and codes are upstream's (pkg/scheduler/framework/plugins/dynamic
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -12,9 +13,12 @@ from builders import make_node
 from dra_builders import claim, device_class, exact_request, gpu, pod_with_claims, resource_slice
 from plugin_harness import filter_verdicts, single_plugin_profile
 
+from extender.cluster.cache import ClusterCache
 from extender.engine.explain import explain_objects
 from extender.engine.plugins.dynamic_resources import DynamicResources, parse_duration
-from extender.engine.profile import ProfileError
+from extender.engine.profile import ProfileError, build_profile
+from extender.engine.runtime import Framework
+from extender.engine.scheduler import Scheduler
 
 NAME = "DynamicResources"
 UAU = "UnschedulableAndUnresolvable"
@@ -149,3 +153,22 @@ def test_filter_timeout_arg() -> None:
         DynamicResources({"filterTimeout": "ten"})
     with pytest.raises(ProfileError, match="unknown field"):
         DynamicResources({"timeout": "1s"})
+
+
+def test_bind_assumes_the_claim_allocation_until_forgotten() -> None:
+    cache = ClusterCache()
+    cache.load(cluster(claim("c1", [exact_request()]), claim("c2", [exact_request()])))
+    scheduler = Scheduler(cache, [Framework(build_profile(None))])
+    first = pod_with_claims({"name": "c", "resourceClaimName": "c1"}, name="a", uid="ua")
+    scheduler.pod_record(first)
+    asyncio.run(scheduler.bind("default", "a", "ua", "n2"))
+    entry = cache.snapshot().dra.claim("default", "c1")
+    assert entry is not None and entry.record.allocation is not None
+    # n2's only GPU is now taken: a second pod's claim no longer fits there.
+    second = pod_with_claims({"name": "c", "resourceClaimName": "c2"}, name="b", uid="ub")
+    out = scheduler.explain(None, second, ["n1", "n2"])
+    assert out["nodes"]["n2"]["filters"][NAME]["reasons"] == ["cannot allocate all claims"]
+    assert out["nodes"]["n1"]["feasible"]
+    cache.forget_pod("ua")
+    entry = cache.snapshot().dra.claim("default", "c1")
+    assert entry is not None and entry.record.allocation is None
