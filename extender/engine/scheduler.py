@@ -49,20 +49,6 @@ class FilterAnswer:
 class Binder(Protocol):
     """Creates the Binding of a pod to a node (through the apiserver, or nowhere for a static cluster)."""
 
-    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
-        """The pod's claims allocated for the node, to count until the watch reports the real ones.
-
-        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
-        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
-        already reports allocated is not assumed again.
-        """
-        framework = self.framework(None)
-        state = CycleState(snapshot)
-        result = framework.filter(state, pod, [node])
-        if result.error is not None or not result.feasible:
-            return []
-        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
-
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind, or raise an exception whose message says why."""
 
@@ -76,20 +62,6 @@ class BindError(RuntimeError):
 
 class StaticBinder:
     """For a static cluster dump: binding only assumes the pod in our cache."""
-
-    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
-        """The pod's claims allocated for the node, to count until the watch reports the real ones.
-
-        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
-        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
-        already reports allocated is not assumed again.
-        """
-        framework = self.framework(None)
-        state = CycleState(snapshot)
-        result = framework.filter(state, pod, [node])
-        if result.error is not None or not result.feasible:
-            return []
-        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         return None
