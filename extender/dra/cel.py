@@ -43,7 +43,13 @@ MAX_DEVICE_RESULTS: Final = 200_000
 
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
-_STRING_LITERAL = re.compile(r"""(?:[rR])?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+_STRING_LITERAL = re.compile(r"""[rR]?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+#: ``attributes["domain"]`` / ``capacity['domain']``: the domains a selector looks up.
+_INDEXED_DOMAIN = re.compile(r"""\b(?:attributes|capacity)\s*\[\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\]""")
+#: ``device.<field>``.
+_DEVICE_FIELD = re.compile(r"\bdevice\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
+_DEVICE_FIELDS: Final = frozenset({"driver", "allowMultipleAllocations", "attributes", "capacity"})
+_CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
 def _strip_status(text: str) -> str:
@@ -63,19 +69,76 @@ def _runtime_error_text(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
-    if text == "modulus by zero":
-        return "modulus by zero"
+    index_error = re.fullmatch(r"Index error: index=(-?\d+) size=\d+", text)
+    if index_error:
+        return f"index out of bounds: {index_error.group(1)}"
     return text
 
 
-def _literal_strings(expression: str) -> frozenset[str]:
-    """String literals of an expression: the domains a selector may look up."""
-    found = set()
-    for match in _STRING_LITERAL.finditer(expression):
-        body = match.group(1)[1:-1]
-        if "\\" not in body:
-            found.add(body)
-    return frozenset(found)
+def _blank_strings(expression: str) -> str:
+    """The expression with the contents of string literals blanked (positions kept)."""
+    return _STRING_LITERAL.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], expression)
+
+
+def _indexed_domains(expression: str) -> frozenset[str]:
+    """The domains a selector looks up with a literal: ``attributes["d"]``, ``capacity["d"]``."""
+    return frozenset(m.group(1)[1:-1] for m in _INDEXED_DOMAIN.finditer(expression))
+
+
+def _location(expression: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of an offset."""
+    line_start = expression.rfind("\n", 0, offset) + 1
+    return expression.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _check_error(expression: str, line: int, column: int, message: str) -> str:
+    """An error in cel-go's format: position, message, source line and caret."""
+    source = expression.split("\n")[line - 1] if expression else ""
+    return f"ERROR: <input>:{line}:{column}: {message}\n | {source}\n | {'.' * (column - 1)}^"
+
+
+def _undefined_device_fields(expression: str) -> list[str]:
+    """cel-go's check errors for ``device.<field>`` with a field the device type does not have."""
+    errors = []
+    for match in _DEVICE_FIELD.finditer(_blank_strings(expression)):
+        start = match.start()
+        if start > 0 and (expression[start - 1] in "._" or expression[start - 1].isalnum()):
+            continue
+        if match.group(2) not in _DEVICE_FIELDS:
+            line, column = _location(expression, match.start(1))
+            errors.append(_check_error(expression, line, column, f"undefined field '{match.group(2)}'"))
+    return errors
+
+
+def _split_types(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _member_call_format(expression: str, message: str) -> str:
+    """cel-go prints member calls as ``'target.(args)'``; the C++ checker as ``'(target, args)'``."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        line, column, name, args = int(match.group(1)), int(match.group(2)), match.group(3), match.group(4)
+        source = expression.split("\n")[line - 1]
+        before = source[: max(column - 1 - len(name), 0)].rstrip()
+        types = _split_types(args)
+        if not before.endswith(".") or not types:
+            return match.group(0)
+        call = f"{types[0]}.({', '.join(types[1:])})"
+        return f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to '{call}'"
+
+    return _CALL_ERROR.sub(rewrite, message)
 
 
 class CompiledExpression:
@@ -87,7 +150,7 @@ class CompiledExpression:
         self.expression = expression
         self._program = program
         self.error = error
-        self.domains = _literal_strings(expression)
+        self.domains = _indexed_domains(expression)
         self._results: dict[int, tuple[DeviceRecord, bool, str | None]] = {}
 
     def device_matches(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
@@ -125,8 +188,11 @@ class CompiledExpression:
             return False, _runtime_error_text(str(result.value()))
         value = result.value()
         if not isinstance(value, bool):
-            type_name = result.type().name()
-            return False, f"CEL result of type {type_name} could not be converted to bool: type conversion error"
+            kind = _go_type_name(str(result.type().name())).split("(", 1)[0]
+            return False, (
+                f"CEL result of type {kind} could not be converted to bool: "
+                f"unsupported native conversion from {kind} to 'bool'"
+            )
         return value, None
 
 
@@ -154,30 +220,34 @@ def compile_expression(expression: str) -> CompiledExpression:
     try:
         program = env.compile(expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
-        return CompiledExpression(expression, None, "compilation failed: " + _strip_status(str(err)))
+        message = _member_call_format(expression, _strip_status(str(err)))
+        return CompiledExpression(expression, None, "compilation failed: " + message)
+    undefined = _undefined_device_fields(expression)
+    if undefined:
+        return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     output = program.return_type()
     if output not in (cel.Type.BOOL, cel.Type.DYN):
         return CompiledExpression(
-            expression, None, f"must evaluate to bool or the unknown type, not {_type_name(output)}"
+            expression, None, f"must evaluate to bool or the unknown type, not {_go_type_name(str(output.name()))}"
         )
     return CompiledExpression(expression, program, None)
 
 
-def _type_name(t: Any) -> str:
-    """cel-go's name for a result type (``string``, ``int``, ``list(int)``...)."""
-    name = str(t.name())
-    return _GO_TYPE_NAMES.get(name, name)
-
-
 _GO_TYPE_NAMES: Final[Mapping[str, str]] = {
-    "STRING": "string",
-    "INT": "int",
-    "UINT": "uint",
-    "DOUBLE": "double",
-    "BYTES": "bytes",
     "NULL": "null_type",
-    "LIST": "list",
-    "MAP": "map",
     "TIMESTAMP": "google.protobuf.Timestamp",
     "DURATION": "google.protobuf.Duration",
 }
+
+
+def _go_type_name(name: str) -> str:
+    """cel-go's name of a type the C++ runtime names ``LIST<MAP<STRING, INT>>``: ``list(map(string, int))``."""
+    out = []
+    for token in re.split(r"([<>, ]+)", name):
+        if not token.strip(" ,<>"):
+            out.append(token.replace("<", "(").replace(">", ")"))
+        elif token.isupper():
+            out.append(_GO_TYPE_NAMES.get(token, token.lower()))
+        else:
+            out.append(token)
+    return "".join(out)

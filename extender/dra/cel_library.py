@@ -1,8 +1,8 @@
 """Kubernetes' CEL libraries that cel-expr-python lacks, and the ``device`` variable of DRA selectors.
 
 Upstream registers its libraries in ``k8s.io/apiserver/pkg/cel/environment/base.go``; a DRA selector
-sees all of them. Added here (the C++ runtime already has the CEL standard library, ``ext.Strings``
-and optional types):
+sees all of them. Added here (the C++ runtime already has the CEL standard library, ``ext.Strings`` v2,
+``cel.bind`` and optional types):
 
 * quantity (``library.Quantity``): ``quantity(s)``, ``isQuantity(s)``, ``q.sign()``,
   ``q.isInteger()``, ``q.asInteger()``, ``q.asApproximateFloat()``, ``q.add(q|int)``,
@@ -13,7 +13,7 @@ and optional types):
   ``v.isGreaterThan(v)``, ``v.isLessThan(v)``;
 * regex (``library.Regex``): ``s.find(re)``, ``s.findAll(re)``, ``s.findAll(re, n)``;
 * lists (``library.Lists``): ``l.isSorted()``, ``l.sum()``, ``l.min()``, ``l.max()`` (the list
-  ``indexOf``/``lastIndexOf``/``reverse`` clash with the strings extension's declarations in the C++ runtime); and of ``ext.Lists`` v3: ``l.slice(i, j)``,
+  ``indexOf``/``lastIndexOf`` clash with the strings extension's declarations in the C++ runtime); and of ``ext.Lists`` v3: ``l.slice(i, j)``,
   ``l.flatten()``, ``l.distinct()``, ``l.sort()``, ``lists.range(n)``
   (``first``/``last`` are missing: optionals cannot be built from Python);
 * sets (``ext.Sets``): ``sets.contains(a, b)``, ``sets.equivalent(a, b)``, ``sets.intersects(a, b)``.
@@ -31,7 +31,7 @@ from functools import cache, lru_cache
 from typing import Any, Final
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_optional, ext_strings
+from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from extender.dra.records import DeviceRecord
@@ -46,7 +46,7 @@ __all__ = ["device_variable", "environment", "parse_semver"]
 
 def _message_types() -> tuple[Any, Any, Any]:
     file = descriptor_pb2.FileDescriptorProto(name="extender_dra_cel.proto", package="kubernetes", syntax="proto3")
-    for name in ("Quantity", "Semver"):
+    for name in ("Quantity", "Semver", "Unreachable"):
         message = file.message_type.add(name=name)
         message.field.add(
             name="canonical",
@@ -93,74 +93,99 @@ def _q(message: Any) -> Fraction:
 # ---------------------------------------------------------------------------------------------------------------
 # Semantic versions (blang/semver v4, as upstream parses them)
 
-_SEMVER_NUMBER = re.compile(r"^(0|[1-9][0-9]*)$")
-_SEMVER_IDENT = re.compile(r"^[0-9A-Za-z-]+$")
+_NUMBERS = frozenset("0123456789")
+_ALPHANUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 
 
 class SemverError(ValueError):
-    """A string that is not a semantic version."""
+    """A string that is not a semantic version; the message is blang/semver's."""
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _only(text: str, allowed: frozenset[str]) -> bool:
+    return all(ch in allowed for ch in text)
+
+
+def _number(text: str, label: str) -> int:
+    if not _only(text, _NUMBERS):
+        raise SemverError(f"Invalid character(s) found in {label.lower()} number {_go_quote(text)}")
+    if len(text) > 1 and text[0] == "0":
+        raise SemverError(f"{label} number must not contain leading zeroes {_go_quote(text)}")
+    if not text or int(text) >= 2**64:
+        raise SemverError(f"strconv.ParseUint: parsing {_go_quote(text)}: invalid syntax")
+    return int(text)
 
 
 @lru_cache(maxsize=4096)
-def parse_semver(text: str) -> tuple[int, int, int, tuple[str, ...], tuple[str, ...]]:
-    """Strict semver 2.0.0: ``(major, minor, patch, prerelease parts, build parts)``."""
+def parse_semver(text: str) -> tuple[int, int, int, tuple[int | str, ...]]:
+    """blang/semver v4 ``Parse``: ``(major, minor, patch, prerelease parts)``; build metadata is checked, not kept."""
     if not text:
         raise SemverError("Version string empty")
-    main, _, build = text.partition("+")
-    main, dash, pre = main.partition("-")
-    parts = main.split(".")
+    parts = text.split(".", 2)
     if len(parts) != 3:
         raise SemverError("No Major.Minor.Patch elements found")
-    numbers = []
-    for part, label in zip(parts, ("Major", "Minor", "Patch"), strict=True):
-        if not part.isdigit() or not part.isascii():
-            raise SemverError(f"Invalid character(s) found in {label.lower()} number {part!r}")
-        if len(part) > 1 and part[0] == "0":
-            raise SemverError(f"{label} number must not contain leading zeroes {part!r}")
-        numbers.append(int(part))
-    pre_parts: tuple[str, ...] = ()
-    if dash:
-        pre_parts = tuple(pre.split("."))
-        for p in pre_parts:
-            if not p or not _SEMVER_IDENT.match(p):
-                raise SemverError(f"Invalid character(s) found in prerelease {p!r}")
-            if p.isdigit() and len(p) > 1 and p[0] == "0":
-                raise SemverError(f"Version prerelease number must not contain leading zeroes {p!r}")
-    build_parts: tuple[str, ...] = ()
-    if build or text.endswith("+"):
-        build_parts = tuple(build.split("."))
-        for b in build_parts:
-            if not b or not _SEMVER_IDENT.match(b):
-                raise SemverError(f"Invalid character(s) found in build meta data {b!r}")
-    return numbers[0], numbers[1], numbers[2], pre_parts, build_parts
+    major = _number(parts[0], "Major")
+    minor = _number(parts[1], "Minor")
+    patch_text = parts[2]
+    build: list[str] = []
+    if "+" in patch_text:
+        patch_text, build_text = patch_text.split("+", 1)
+        build = build_text.split(".")
+    prerelease: list[str] = []
+    if "-" in patch_text:
+        patch_text, pre_text = patch_text.split("-", 1)
+        prerelease = pre_text.split(".")
+    patch = _number(patch_text, "Patch")
+    pre: list[int | str] = []
+    for item in prerelease:
+        if not item:
+            raise SemverError("Prerelease is empty")
+        if _only(item, _NUMBERS):
+            if len(item) > 1 and item[0] == "0":
+                raise SemverError(f"Numeric PreRelease version must not contain leading zeroes {_go_quote(item)}")
+            pre.append(int(item))
+        elif _only(item, _ALPHANUM):
+            pre.append(item)
+        else:
+            raise SemverError(f"Invalid character(s) found in prerelease {_go_quote(item)}")
+    for item in build:
+        if not item:
+            raise SemverError("Build meta data is empty")
+        if not _only(item, _ALPHANUM):
+            raise SemverError(f"Invalid character(s) found in build meta data {_go_quote(item)}")
+    return major, minor, patch, tuple(pre)
 
 
 def _normalize_semver(text: str) -> str:
-    """Upstream's ``normalize``: drop a leading ``v``, fill missing minor/patch, strip leading zeroes."""
-    text = text.removeprefix("v")
-    core_end = len(text)
-    for sep in ("-", "+"):
-        index = text.find(sep)
-        if index != -1:
-            core_end = min(core_end, index)
-    core, rest = text[:core_end], text[core_end:]
-    parts = core.split(".")
-    while len(parts) < 3:
-        parts.append("0")
-    parts = [p.lstrip("0") or "0" if p.isdigit() else p for p in parts]
-    return ".".join(parts) + rest
+    """The semver library's ``normalize``: drop a leading ``v``, strip leading zeroes, fill minor and patch."""
+    parts = text.removeprefix("v").split(".", 2)
+    for index, part in enumerate(parts):
+        if len(part) > 1:
+            part = part.lstrip("0")
+            if not part or part[0] not in _NUMBERS:
+                part = "0" + part
+            parts[index] = part
+    if len(parts) < 3:
+        if any(ch in parts[-1] for ch in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts.extend("0" * (3 - len(parts)))
+    return ".".join(parts)
 
 
 def semver_message(text: str) -> Any:
-    """A CEL semver value (raises :class:`SemverError` when ``text`` is not a version)."""
-    parse_semver(text)
-    return _SemverMessage(canonical=text)
+    """A CEL semver value (raises :class:`SemverError`); build metadata is dropped: it never affects order or equality."""
+    major, minor, patch, pre = parse_semver(text)
+    canonical = f"{major}.{minor}.{patch}" + ("-" + ".".join(str(p) for p in pre) if pre else "")
+    return _SemverMessage(canonical=canonical)
 
 
 def _semver_key(text: str) -> tuple[Any, ...]:
-    major, minor, patch, pre, _ = parse_semver(text)
-    # A version without prerelease sorts after any prerelease of it; numeric parts sort below alphanumeric.
-    pre_key = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre)
+    major, minor, patch, pre = parse_semver(text)
+    # A version without prerelease sorts after its prereleases; numeric identifiers sort below alphanumeric ones.
+    pre_key = tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in pre)
     return (major, minor, patch, 1 if not pre else 0, pre_key)
 
 
@@ -177,7 +202,7 @@ def _quantity(text: str) -> Any:
     try:
         return quantity_message(parse_quantity(text))
     except QuantityError as err:
-        raise CelError(str(err)) from None
+        raise CelError(err.reason) from None
 
 
 def _is_quantity(text: str) -> bool:
@@ -195,15 +220,11 @@ def _as_integer(q: Any) -> int:
     return int(value)
 
 
-def _semver(text: str) -> Any:
+def _semver(text: str, normalize: bool = False) -> Any:
     try:
-        return semver_message(text)
+        return semver_message(_normalize_semver(text) if normalize else text)
     except SemverError as err:
-        raise CelError(f"could not parse {text!r} as semver: {err}") from None
-
-
-def _semver_normalize(text: str, normalize: bool) -> Any:
-    return _semver(_normalize_semver(text) if normalize else text)
+        raise CelError(str(err)) from None
 
 
 def _is_semver(text: str, normalize: bool = False) -> bool:
@@ -314,7 +335,9 @@ def _functions() -> list[Any]:
 
     add("quantity", "string_to_quantity", Q, [STR], _quantity)
     add("isQuantity", "is_quantity_string", B, [STR], _is_quantity)
-    add("sign", "quantity_sign", I, [Q], lambda q: (_q(q) > 0) - (_q(q) < 0), member=True)
+    # Quantity's sign() is newer than the library version the scheduler's environment has; upstream
+    # declares the name only for a type no selector can hold, so sign() is a compile error.
+    add("sign", "unreachable_sign", I, [cel.Type("kubernetes.Unreachable")], lambda _: 0, member=True)
     add("isInteger", "quantity_is_integer", B, [Q], lambda q: _q(q).denominator == 1, member=True)
     add("asInteger", "quantity_as_integer", I, [Q], _as_integer, member=True)
     add("asApproximateFloat", "quantity_as_float", D, [Q], lambda q: float(_q(q)), member=True)
@@ -332,7 +355,7 @@ def _functions() -> list[Any]:
         add(name, f"quantity_{name}", result, [Q, Q], lambda a, b, check=check: check(_compare(a, b)), member=True)
         fn[name].append(cel.Overload(f"semver_{name}", return_type=result, parameters=[S, S], is_member=True))
     add("semver", "string_to_semver", S, [STR], _semver)
-    add("semver", "string_bool_to_semver", S, [STR, B], _semver_normalize)
+    add("semver", "string_bool_to_semver", S, [STR, B], _semver)
     add("isSemver", "is_semver_string", B, [STR], _is_semver)
     add("isSemver", "is_semver_string_bool", B, [STR, B], _is_semver)
     add("major", "semver_major", I, [S], lambda v: parse_semver(v.canonical)[0], member=True)
@@ -351,6 +374,7 @@ def _functions() -> list[Any]:
     add("slice", "list_slice", L, [L, I, I], _slice, member=True)
     add("flatten", "list_flatten", L, [L], _flatten, member=True)
     add("distinct", "list_distinct", L, [L], _distinct, member=True)
+    add("reverse", "list_reverse", L, [L], lambda items: list(reversed(items)), member=True)
     add("sort", "list_sort", L, [L], lambda items: [items[i] for i in sorted(range(len(items)),
                                                                               key=lambda i: _comparable(items)[i])],
         member=True)
@@ -369,7 +393,7 @@ def environment() -> Any:
     return cel.NewEnv(
         _POOL,
         variables={"device": _DYN},
-        extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional()],
+        extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings()],
         functions=_functions(),
     )
 
