@@ -29,6 +29,7 @@ from extender.dra.records import (
 )
 
 DRA_KINDS = ("ResourceSlice", "ResourceClaim", "DeviceClass")
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
 DRA_CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass"})
 
 
@@ -65,6 +66,7 @@ class DRAView:
     classes: Mapping[str, DeviceClassRecord] = field(default_factory=dict)
     raw_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     _allocated: AllocatedState | None = None
+    _extended: dict[str, str] | None = None
 
     def claim(self, namespace: str, name: str) -> ClaimEntry | None:
         """A claim by namespace and name (the assumed copy if the extender assumed one)."""
@@ -75,6 +77,29 @@ class DRAView:
         if self._allocated is None:
             self._allocated = allocated_state([entry.record for entry in self.claims.values()])
         return self._allocated
+
+    def extended_resource_classes(self) -> Mapping[str, str]:
+        """Extended resource name -> the DeviceClass that provides it (upstream's ExtendedResourceCache).
+
+        Every class provides ``deviceclass.resource.kubernetes.io/<class>``; a class naming an
+        ``extendedResourceName`` provides that too, and when several name the same resource the most
+        recently created one wins (the smallest name on a tie).
+        """
+        if self._extended is None:
+            mapping: dict[str, str] = {}
+            chosen: dict[str, tuple[str, str]] = {}  # resource -> (creationTimestamp, class name)
+            for name, record in self.classes.items():
+                mapping[IMPLICIT_EXTENDED_RESOURCE_PREFIX + name] = name
+                explicit = record.extended_resource_name
+                if explicit:
+                    created = str((self.raw_classes[name].get("metadata") or {}).get("creationTimestamp") or "")
+                    best = chosen.get(explicit)
+                    if best is None or created > best[0] or (created == best[0] and name < best[1]):
+                        chosen[explicit] = (created, name)
+            for resource, (_created, name) in chosen.items():
+                mapping.setdefault(resource, name)
+            self._extended = mapping
+        return self._extended
 
     @property
     def empty(self) -> bool:

@@ -21,6 +21,7 @@ from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.explain import explain
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
+from extender.engine.plugins.dra_extended_resources import dra_equivalence_suffix
 from extender.engine.plugins.dynamic_resources import claims_to_assume, has_claims
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
@@ -106,6 +107,14 @@ class Scheduler:
             self._recent.popitem(last=False)
         return pod
 
+    def _equivalence(self, framework: Framework, snapshot: Snapshot,
+                     pod: PodRecord) -> tuple[EquivalenceCache, str] | None:
+        """The profile's equivalence cache and the pod's class key in it (None when disabled)."""
+        equivalence = self.equivalence.get(framework.name)
+        if equivalence is None:
+            return None
+        return equivalence, equivalence_key(pod.raw) + dra_equivalence_suffix(snapshot, pod)
+
     def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[list[NodeInfo], list[str]]:
         """Known nodes for the given names (in order), and the names the cache does not know."""
         found: list[NodeInfo] = []
@@ -164,9 +173,7 @@ class Scheduler:
         else:
             candidates = self.resolve_nodes(snapshot, nodes or [])
         state = CycleState(snapshot)
-        equivalence = self.equivalence.get(framework.name)
-        result = framework.filter(state, pod, candidates,
-                                  (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
+        result = framework.filter(state, pod, candidates, self._equivalence(framework, snapshot, pod))
         if result.error is not None:
             answer.error = result.error.message
             return answer
@@ -207,10 +214,8 @@ class Scheduler:
             unknown = []
             order = [n.name for n in candidates]
         state = CycleState(snapshot)
-        equivalence = self.equivalence.get(framework.name)
         try:
-            totals = framework.score(state, pod, candidates, None,
-                                     (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
+            totals = framework.score(state, pod, candidates, None, self._equivalence(framework, snapshot, pod))
         except PluginScoreError as err:
             raise RequestError(str(err)) from err
         mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
@@ -282,7 +287,7 @@ class Scheduler:
         target = snapshot.get(node)
         if target is None:
             raise BindError(f"node {node!r} is not known to the extender")
-        claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []
+        claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []  # not extended ones
         try:
             assumed = self.cache.assume_pod(pod, node, claims)
         except CacheError as err:

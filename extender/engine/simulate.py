@@ -143,7 +143,7 @@ class Simulator:
             chosen = self.select_host([n.name for n in feasible], totals)
             score = totals[[n.name for n in feasible].index(chosen)]
         # Devices allocated to the pod's claims on that node count for the pods placed after it.
-        claims = claims_to_assume(self.framework.filter_plugins, state, pod, chosen)
+        claims = claims_to_assume(self.framework.filter_plugins, state, pod, chosen, include_extended=True)
         try:
             self.cache.assume_pod(pod, chosen, claims)
         except CacheError as err:

@@ -250,7 +250,7 @@ class _Gen:
         objects += self.pods
         if self.f.dra:
             # A generator of its own, so that scenarios without DRA stay exactly as they were.
-            objects += _DRAGen(self.seed, [n.name for n in self.nodes], self.f.edge_cases).add(pod)
+            objects += _DRAGen(self.seed, [n.name for n in self.nodes], self.f.edge_cases).add(pod, objects)
         if self.f.declared_features:
             _declared_features(self.seed, objects, pod)
         return {"id": f"seed-{self.seed}", "objects": objects, "pod": pod}
@@ -1054,6 +1054,8 @@ DRA_BAD_SELECTORS = [
     f'device.attributes["{GPU_DRIVER}"].missing == "x"',  # no such key at runtime
 ]
 DEVICE_TAINT = {"key": "example.com/unhealthy", "value": "true", "effect": "NoSchedule"}
+DRA_GPU = "example.com/dra-gpu"  # an extended resource a DeviceClass may stand for
+DRA_CLASSES = ["gpu.example.com", "gpu-large.example.com", "nic.example.com"]
 
 
 class _DRAGen:
@@ -1078,9 +1080,13 @@ class _DRAGen:
         self.n += 1
         return f"{prefix}-{self.seed}-dra-{self.n}"
 
-    def add(self, pod: Obj) -> list[Obj]:
+    def add(self, pod: Obj, cluster: list[Obj]) -> list[Obj]:
         if not self.chance(0.35):
             return []
+        for obj in cluster:  # a few nodes offer the DRA-backed extended resource through a device plugin
+            if obj["kind"] == "Node" and self.chance(0.15):
+                amount = str(self.rng.choice([0, 2, 4]))
+                obj["status"]["allocatable"][DRA_GPU] = obj["status"]["capacity"][DRA_GPU] = amount
         self.classes()
         for node in self.nodes:
             if self.chance(0.6):
@@ -1102,7 +1108,10 @@ class _DRAGen:
             return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                     "metadata": {"name": name, "uid": self.uid("class")}, "spec": spec}
 
-        self.objects.append(klass("gpu.example.com", f'device.driver == "{GPU_DRIVER}"'))
+        gpu_class = klass("gpu.example.com", f'device.driver == "{GPU_DRIVER}"')
+        if self.chance(0.6):  # DRA-backed extended resource (the DRAExtendedResource feature)
+            gpu_class["spec"]["extendedResourceName"] = DRA_GPU
+        self.objects.append(gpu_class)
         self.objects.append(klass("gpu-large.example.com", f'device.driver == "{GPU_DRIVER}" && '
                                   f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'))
         self.objects.append(klass("nic.example.com", f'device.driver == "{NIC_DRIVER}"'))
@@ -1129,6 +1138,14 @@ class _DRAGen:
             device: Obj = {"name": f"gpu-{i}", "attributes": attrs, "capacity": {"memory": {"value": memory}}}
             if self.chance(0.12):
                 device["taints"] = [{**DEVICE_TAINT, "timeAdded": "2026-01-01T00:00:00Z"}]
+            elif self.chance(0.1):  # attached on demand: the scheduler waits for the driver in PreBind
+                device["bindsToNode"] = True
+                device["bindingConditions"] = ["example.com/attached"]
+                device["bindingFailureConditions"] = ["example.com/attach-failed"]
+            elif self.chance(0.15):  # shared by consumed capacity
+                device["allowMultipleAllocations"] = True
+                device["capacity"]["memory"]["requestPolicy"] = {
+                    "default": "10Gi", "validRange": {"min": "5Gi", "step": "5Gi"}}
             devices.append(device)
             names.append(f"gpu-{i}")
         if partitioned:
@@ -1193,6 +1210,8 @@ class _DRAGen:
             exact["selectors"] = [{"cel": {"expression": rng.choice(pool)}}]
         if self.chance(0.25):
             exact["tolerations"] = [{"key": DEVICE_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}]
+        if self.chance(0.12):
+            exact["capacity"] = {"requests": {"memory": rng.choice(["5Gi", "10Gi", "12Gi", "30Gi"])}}
         if self.edge and self.chance(0.04):
             exact["deviceClassName"] = "missing.example.com"
         return exact
@@ -1275,6 +1294,16 @@ class _DRAGen:
                     claim["metadata"]["finalizers"] = ["example.com/hold"]
                     self.objects.append(claim)
                     pod_claims.append({"name": entry, "resourceClaimName": name})
+        if self.chance(0.3):
+            name = DRA_GPU if self.chance(0.6) else f"deviceclass.resource.kubernetes.io/{rng.choice(DRA_CLASSES)}"
+            container = rng.choice(pod["spec"]["containers"] + pod["spec"].get("initContainers", []))
+            resources = container.setdefault("resources", {})
+            amount = str(rng.choice([1, 1, 2, 3]))
+            resources.setdefault("requests", {})[name] = amount
+            resources.setdefault("limits", {})[name] = amount
+            if self.chance(0.5):
+                pod_claims = pod_claims if self.chance(0.5) else []
+                statuses = [st for st in statuses if any(st["name"] == c["name"] for c in pod_claims)]
         if pod_claims:
             pod["spec"]["resourceClaims"] = pod_claims
         if statuses:

@@ -32,6 +32,7 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.dra.allocator import DEFAULT_FEATURES, Allocator
 from extender.dra.cel import CelCache
+from extender.dra.records import claim_record
 from extender.dra.results import AllocationError, AllocationResult
 from extender.engine.framework import (
     SKIP,
@@ -42,6 +43,13 @@ from extender.engine.framework import (
     Status,
     default_normalize,
     unresolvable,
+)
+from extender.engine.plugins.dra_extended_resources import (
+    dra_resources_on_node,
+    existing_extended_claim,
+    extended_claim_requests,
+    in_memory_extended_claim,
+    wants_dra_extended_resources,
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
@@ -107,6 +115,11 @@ class _State:
     to_allocate: list[int]  # indices into claims of the unallocated ones
     allocator: Allocator | None = None
     node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    # The claim standing for DRA-backed extended resources (last in claims), its request of each
+    # resource set, and the variant of it each node allocated (None where nothing was needed).
+    extended: int | None = None
+    extended_variants: dict[tuple[str, ...], ClaimEntry] = field(default_factory=dict)
+    node_extended: dict[str, ClaimEntry | None] = field(default_factory=dict)
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -338,13 +351,26 @@ class DynamicResources(FilterPlugin, ScorePlugin):
     # ---- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[STATE_KEY] = None
-        if not has_claims(pod):
-            return SKIP
         dra = state.snapshot.dra
+        extended_classes = dra.extended_resource_classes() if pod.requests.scalars else {}
+        wants_extended = bool(extended_classes) and wants_dra_extended_resources(pod, extended_classes)
+        if not has_claims(pod) and not wants_extended:
+            return SKIP
         try:
             claims = pod_claims(pod, dra)
         except ClaimsUnusable as err:
             return unresolvable(str(err))
+        extended: int | None = None
+        if wants_extended:
+            found = existing_extended_claim(pod, (entry.raw for entry in dra.claims.values()))
+            if found is not None:
+                entry = dra.claim(str(found["metadata"].get("namespace") or "default"), str(found["metadata"]["name"]))
+                assert entry is not None
+            else:
+                raw = in_memory_extended_claim(pod)
+                entry = ClaimEntry(raw, claim_record(raw))
+            extended = len(claims)
+            claims.append(entry)
         if not claims:
             return SKIP
         available_on: list[NodeSelector | None] = []
@@ -361,11 +387,12 @@ class DynamicResources(FilterPlugin, ScorePlugin):
                         return Status(Code.ERROR, str(err))
             else:
                 to_allocate.append(index)
-                status = _check_requests(dra, entry.raw)
-                if status is not None:
-                    return status
+                if index != extended:  # the extended resources' claim is checked per node, in Filter
+                    status = _check_requests(dra, entry.raw)
+                    if status is not None:
+                        return status
             available_on.append(selector)
-        cycle = _State(claims, available_on, to_allocate)
+        cycle = _State(claims, available_on, to_allocate, extended=extended)
         if to_allocate:
             try:
                 cycle.allocator = Allocator(DEFAULT_FEATURES, dra.allocated(), dra.classes, dra.slices,
@@ -375,6 +402,32 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         state.data[STATE_KEY] = cycle
         return None
 
+    def _extended_claim_for_node(self, state: CycleState, cycle: _State, pod: PodRecord,
+                                 node: NodeInfo) -> tuple[Status | None, ClaimEntry | None]:
+        """filterExtendedResources: the extended resources' claim as this node needs it allocated."""
+        if cycle.extended is None:
+            return None, None
+        special = cycle.claims[cycle.extended]
+        spec = special.raw.get("spec")
+        devices = spec.get("devices") if isinstance(spec, Mapping) else None
+        if isinstance(devices, Mapping) and devices.get("requests") is not None:
+            # Left over from an earlier cycle: PostFilter deletes it, then the pod is tried anew.
+            return unresolvable("cannot schedule extended resource claim"), None
+        classes = state.snapshot.dra.extended_resource_classes()
+        resources = dra_resources_on_node(pod, node, classes)
+        if resources is None:
+            return unresolvable("cannot fit resource"), None
+        if cycle.extended == 0 and not resources:  # no user claim, and the node's device plugin has it all
+            return None, None
+        if _allocation(special.raw) is not None:
+            return None, None
+        key = tuple(sorted(resources))
+        variant = cycle.extended_variants.get(key)
+        if variant is None:
+            raw = {**special.raw, "spec": {"devices": {"requests": extended_claim_requests(pod, resources, classes)}}}
+            variant = cycle.extended_variants[key] = ClaimEntry(raw, claim_record(raw))
+        return None, variant
+
     # ---- Filter --------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         cycle: _State | None = state.data.get(STATE_KEY)
@@ -382,6 +435,11 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             return None
         record = node.node
         assert record is not None
+        status, node_extended = self._extended_claim_for_node(state, cycle, pod, node)
+        if status is not None:
+            return status
+        if node_extended is None and cycle.extended == 0:
+            return None  # only extended resources, all from the node's device plugins
         unavailable = False
         now = time.time()
         for index, entry in enumerate(cycle.claims):
@@ -400,7 +458,8 @@ class DynamicResources(FilterPlugin, ScorePlugin):
                     unavailable = True
         if cycle.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
-            requested = [cycle.claims[i].record for i in cycle.to_allocate]
+            requested = [(node_extended if i == cycle.extended and node_extended is not None
+                          else cycle.claims[i]).record for i in cycle.to_allocate]
             try:
                 results = cycle.allocator.allocate(record.name, record.labels, requested, deadline=deadline)
             except AllocationError as err:
@@ -413,6 +472,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
                 return unresolvable(REASON_CANNOT_ALLOCATE)
             if not unavailable:
                 cycle.node_allocations[record.name] = results
+                cycle.node_extended[record.name] = node_extended
         if unavailable:
             return unresolvable(REASON_NOT_AVAILABLE)
         return None
@@ -431,11 +491,15 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         default_normalize(scores, reverse=False)
 
     # ---- bind / simulate -----------------------------------------------------------------------
-    def allocated_claims(self, state: CycleState, pod: PodRecord, node_name: str) -> list[dict[str, Any]]:
+    def allocated_claims(self, state: CycleState, pod: PodRecord, node_name: str, *,
+                         include_extended: bool = False) -> list[dict[str, Any]]:
         """The pod's unallocated claims as they will be once bound to the node (after a Filter of that node).
 
         Each is a copy of the claim with ``status.allocation`` set and the pod in ``status.reservedFor``,
-        for the cache to count until the source reports the real claims (upstream's Reserve).
+        for the cache to count until the source reports the real claims (upstream's Reserve). The claim
+        for DRA-backed extended resources, which PreBind creates under a generated name the source
+        reports later, is included only with ``include_extended`` (a simulation, whose cache no source
+        updates), named after the pod.
         """
         cycle: _State | None = state.data.get(STATE_KEY)
         if cycle is None or cycle.allocator is None:
@@ -446,6 +510,12 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         out: list[dict[str, Any]] = []
         for index, result in zip(cycle.to_allocate, results, strict=True):
             raw = cycle.claims[index].raw
+            if index == cycle.extended:
+                variant = cycle.node_extended.get(node_name)
+                if not include_extended or variant is None:
+                    continue
+                meta = {**_meta(variant.raw), "name": f"{pod.name}-extended-resources-{pod.uid}"}
+                raw = {**variant.raw, "metadata": meta}
             status = dict(_status(raw))
             status["allocation"] = result.to_api()
             reserved = [r for r in status.get("reservedFor") or [] if isinstance(r, Mapping)]
@@ -480,8 +550,8 @@ def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -
     return total
 
 
-def claims_to_assume(plugins: Sequence[object], state: CycleState, pod: PodRecord,
-                     node_name: str) -> list[dict[str, Any]]:
+def claims_to_assume(plugins: Sequence[object], state: CycleState, pod: PodRecord, node_name: str, *,
+                     include_extended: bool = False) -> list[dict[str, Any]]:
     """The claims the DynamicResources plugin among ``plugins`` allocated for the node in this cycle.
 
     Empty when the profile does not run the plugin or the pod has nothing to allocate. The cycle's
@@ -489,5 +559,5 @@ def claims_to_assume(plugins: Sequence[object], state: CycleState, pod: PodRecor
     """
     for plugin in plugins:
         if isinstance(plugin, DynamicResources):
-            return plugin.allocated_claims(state, pod, node_name)
+            return plugin.allocated_claims(state, pod, node_name, include_extended=include_extended)
     return []

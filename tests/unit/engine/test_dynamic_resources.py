@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from builders import make_node
+from builders import make_node, make_pod
 from dra_builders import claim, device_class, exact_request, gpu, pod_with_claims, resource_slice
 from plugin_harness import filter_verdicts, single_plugin_profile
 
@@ -19,6 +19,7 @@ from extender.engine.plugins.dynamic_resources import DynamicResources, parse_du
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
+from extender.engine.simulate import Simulator
 
 NAME = "DynamicResources"
 UAU = "UnschedulableAndUnresolvable"
@@ -172,3 +173,50 @@ def test_bind_assumes_the_claim_allocation_until_forgotten() -> None:
     cache.forget_pod("ua")
     entry = cache.snapshot().dra.claim("default", "c1")
     assert entry is not None and entry.record.allocation is None
+
+
+# ---- extended resources backed by DRA ------------------------------------------------------------
+def extended_cluster() -> list[dict[str, Any]]:
+    """dra-gpu: n1 offers it through DRA, n2 through a device plugin, n3 not at all."""
+    klass = device_class()
+    klass["spec"]["extendedResourceName"] = "example.com/dra-gpu"
+    return [make_node("n1"), make_node("n2", extra={"example.com/dra-gpu": 4}), make_node("n3"), klass,
+            resource_slice("n1", [gpu("gpu-0"), gpu("gpu-1")])]
+
+
+def test_extended_resource_is_left_to_dra_where_no_device_plugin_offers_it() -> None:
+    pod = make_pod("p", requests=[{"example.com/dra-gpu": 2}])
+    fit = filter_verdicts("NodeResourcesFit", pod, extended_cluster())
+    assert fit == {"n1": ("Success", []), "n2": ("Success", []), "n3": ("Success", [])}
+    dra = filter_verdicts(NAME, pod, extended_cluster())
+    assert dra == {"n1": ("Success", []), "n2": ("Success", []), "n3": (UAU, ["cannot allocate all claims"])}
+
+
+def test_extended_resource_through_the_implicit_class_name() -> None:
+    pod = make_pod("p", requests=[{"deviceclass.resource.kubernetes.io/gpu.example.com": 3}])
+    dra = filter_verdicts(NAME, pod, extended_cluster())
+    assert dra["n1"] == (UAU, ["cannot allocate all claims"])  # two GPUs only
+
+
+def test_extended_resource_without_a_class_or_a_device_plugin() -> None:
+    pod = make_pod("p", requests=[{"example.com/dra-gpu": 1, "example.com/fpga": 1}])
+    dra = filter_verdicts(NAME, pod, extended_cluster())
+    assert dra["n1"] == (UAU, ["cannot fit resource"])
+    fit = filter_verdicts("NodeResourcesFit", pod, extended_cluster())
+    assert fit["n1"] == (UAU, ["Insufficient example.com/fpga"])
+
+
+def test_without_a_class_fit_decides_alone() -> None:
+    objects = [o for o in extended_cluster() if o["kind"] != "DeviceClass"]
+    pod = make_pod("p", requests=[{"example.com/dra-gpu": 2}])
+    assert filter_verdicts("NodeResourcesFit", pod, objects)["n1"] == (UAU, ["Insufficient example.com/dra-gpu"])
+    assert explain_objects(objects, pod, None)["prefilter"][NAME]["code"] == "Skip"
+
+
+def test_simulation_counts_devices_taken_through_extended_resources() -> None:
+    cache = ClusterCache()
+    cache.load([o for o in extended_cluster() if o["metadata"]["name"] not in ("n2", "n3")])
+    sim = Simulator(Framework(build_profile(None)), cache, seed=1)
+    pods = [make_pod(f"p{i}", requests=[{"example.com/dra-gpu": 1}], uid=f"u{i}") for i in range(3)]
+    placed = [p.node for p in sim.run(pods).placements]
+    assert placed == ["n1", "n1", ""]
