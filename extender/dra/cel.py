@@ -49,6 +49,8 @@ _INDEXED_DOMAIN = re.compile(r"""\b(?:attributes|capacity)\s*\[\s*("[^"\\\n]*"|'
 #: ``device.<field>``.
 _DEVICE_FIELD = re.compile(r"\bdevice\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 _DEVICE_FIELDS: Final = frozenset({"driver", "allowMultipleAllocations", "attributes", "capacity"})
+#: ``.matches("re")``, ``.find("re")``, ``.findAll("re"...)`` with a literal pattern (checked when compiling).
+_REGEX_CALL = re.compile(r"""\b(matches|find|findAll)\s*\(\s*(?:[^,()]*?,\s*)?([rR]?("[^"\n]*"|'[^'\n]*'))""")
 _CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
@@ -108,6 +110,26 @@ def _undefined_device_fields(expression: str) -> list[str]:
             line, column = _location(expression, match.start(1))
             errors.append(_check_error(expression, line, column, f"undefined field '{match.group(2)}'"))
     return errors
+
+
+def _regex_literal_error(expression: str) -> str | None:
+    """cel-go's errors for invalid literal patterns: ``matches`` when checking, ``find``/``findAll`` when planning."""
+    blanked = _blank_strings(expression)
+    for match in _REGEX_CALL.finditer(blanked):
+        function, start, end = match.group(1), match.start(2), match.end(2)
+        literal = expression[start:end]
+        raw = literal[0] in "rR"
+        body = literal[2:-1] if raw else literal[1:-1]
+        if "\\" in body and not raw:
+            continue  # escapes: left to the runtime
+        try:
+            re.compile(body)
+        except re.error as err:
+            if function == "matches":
+                line, column = _location(expression, start)
+                return "compilation failed: " + _check_error(expression, line, column, "invalid matches argument")
+            return "program instantiation failed: " + cel_library.go_regexp_error(body, err)
+    return None
 
 
 def _split_types(text: str) -> list[str]:
@@ -225,6 +247,9 @@ def compile_expression(expression: str) -> CompiledExpression:
     undefined = _undefined_device_fields(expression)
     if undefined:
         return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
+    regex_error = _regex_literal_error(expression)
+    if regex_error is not None:
+        return CompiledExpression(expression, None, regex_error)
     output = program.return_type()
     if output not in (cel.Type.BOOL, cel.Type.DYN):
         return CompiledExpression(

@@ -24,6 +24,7 @@ Quantity and semver values are carried as small protobuf messages (``kubernetes.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -37,33 +38,46 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from extender.dra.records import DeviceRecord
 from extender.kube.quantity import QuantityError, parse_quantity
 
-__all__ = ["device_variable", "environment", "parse_semver"]
+__all__ = ["device_variable", "environment", "go_regexp_error", "parse_semver"]
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Opaque values
 
 
-def _message_types() -> tuple[Any, Any, Any]:
-    file = descriptor_pb2.FileDescriptorProto(name="extender_dra_cel.proto", package="kubernetes", syntax="proto3")
-    for name in ("Quantity", "Semver", "Unreachable"):
-        message = file.message_type.add(name=name)
-        message.field.add(
-            name="canonical",
-            number=1,
-            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-        )
+def _message_types() -> tuple[Any, dict[str, Any]]:
+    """A descriptor pool with one message per opaque type (named as cel-go names the type) and their classes."""
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    quantity = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Quantity"))
-    semver = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Semver"))
-    return pool, quantity, semver
+    classes = {}
+    for package, names in (("kubernetes", ("Quantity", "Semver", "Unreachable")), ("net", ("IP", "CIDR"))):
+        file = descriptor_pb2.FileDescriptorProto(name=f"extender_dra_{package}.proto", package=package,
+                                                  syntax="proto3")
+        for name in names:
+            message = file.message_type.add(name=name)
+            message.field.add(
+                name="canonical",
+                number=1,
+                type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+            )
+        pool.Add(file)
+        for name in names:
+            classes[f"{package}.{name}"] = message_factory.GetMessageClass(
+                pool.FindMessageTypeByName(f"{package}.{name}")
+            )
+    return pool, classes
 
 
-_POOL, _QuantityMessage, _SemverMessage = _message_types()
+_POOL, _CLASSES = _message_types()
+_QuantityMessage = _CLASSES["kubernetes.Quantity"]
+_SemverMessage = _CLASSES["kubernetes.Semver"]
+_IPMessage = _CLASSES["net.IP"]
+_CIDRMessage = _CLASSES["net.CIDR"]
 QUANTITY: Final = cel.Type("kubernetes.Quantity")
 SEMVER: Final = cel.Type("kubernetes.Semver")
+IP: Final = cel.Type("net.IP")
+CIDR: Final = cel.Type("net.CIDR")
+UNREACHABLE: Final = cel.Type("kubernetes.Unreachable")
 _DYN: Final = cel.Type.DYN
 _LIST_DYN: Final = cel.Type.List(cel.Type.DYN)
 
@@ -243,12 +257,28 @@ def _compare(a: Any, b: Any) -> int:
     raise CelError("no such overload")
 
 
+def go_regexp_error(pattern: str, err: re.error) -> str:
+    """Go's ``regexp.Compile`` error text for the common mistakes Python's ``re`` reports differently."""
+    message = err.msg
+    if message.startswith("missing ), unterminated subpattern"):
+        return f"error parsing regexp: missing closing ): `{pattern}`"
+    if message.startswith("unterminated character set"):
+        start = err.pos if err.pos is not None else 0
+        return f"error parsing regexp: missing closing ]: `{pattern[start:]}`"
+    if message.startswith("unbalanced parenthesis"):
+        return f"error parsing regexp: unexpected ): `{pattern}`"
+    if message.startswith("nothing to repeat") or message.startswith("multiple repeat"):
+        position = err.pos if err.pos is not None else 0
+        return f"error parsing regexp: missing argument to repetition operator: `{pattern[position:position + 1]}`"
+    return f"error parsing regexp: {message}: `{pattern}`"
+
+
 @lru_cache(maxsize=1024)
 def _regex(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
     except re.error as err:
-        raise CelError(f"error parsing regexp: {err}") from None
+        raise CelError(go_regexp_error(pattern, err)) from None
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
@@ -256,20 +286,13 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return matches if limit < 0 else matches[:limit]
 
 
-def _comparable(items: Sequence[Any]) -> list[Any]:
-    return [_q(i) if isinstance(i, _QuantityMessage) else i for i in items]
-
-
 def _is_sorted(items: Sequence[Any]) -> bool:
-    values = _comparable(items)
-    return all(values[i] <= values[i + 1] for i in range(len(values) - 1))
+    return all(items[i] <= items[i + 1] for i in range(len(items) - 1))
 
 
 def _sum(items: Sequence[Any]) -> Any:
     if not items:
         return 0
-    if isinstance(items[0], _QuantityMessage):
-        return quantity_message(sum((_q(i) for i in items), Fraction(0)))
     total = items[0]
     for item in items[1:]:
         total = total + item
@@ -279,8 +302,8 @@ def _sum(items: Sequence[Any]) -> Any:
 def _extreme(items: Sequence[Any], pick: Callable[..., Any]) -> Any:
     if not items:
         raise CelError("min called on empty list" if pick is min else "max called on empty list")
-    values = _comparable(items)
-    best = pick(range(len(values)), key=lambda i: values[i])
+    # The first of equal elements wins, as upstream's strict comparison keeps it.
+    best = pick(range(len(items)), key=lambda i: items[i])
     return items[best]
 
 
@@ -312,6 +335,126 @@ def _slice(items: Sequence[Any], start: int, end: int) -> list[Any]:
     return list(items[start:end])
 
 
+def _parse_ip(raw: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """netip.ParseAddr plus the IP library's rules (no zones, no IPv4-mapped IPv6)."""
+    if "%" in raw:
+        try:
+            ipaddress.ip_address(raw)
+        except ValueError:
+            pass
+        else:
+            raise CelError(f"IP address {_go_quote(raw)} with zone value is not allowed")
+    try:
+        address = ipaddress.ip_address(raw)
+    except ValueError:
+        raise CelError(
+            f"IP Address {_go_quote(raw)} parse error during conversion from string: {_parse_addr_error(raw)}"
+        ) from None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        raise CelError(f"IPv4-mapped IPv6 address {_go_quote(raw)} is not allowed")
+    return address
+
+
+def _parse_addr_error(raw: str) -> str:
+    """netip.ParseAddr's error for a string Python's ipaddress rejects (the common cases)."""
+    fields = raw.split(".")
+    if ":" not in raw and len(fields) == 4 and all(f.isdigit() for f in fields):
+        if any(len(f) > 1 and f[0] == "0" for f in fields):
+            return f"ParseAddr({_go_quote(raw)}): IPv4 field has octet with leading zero"
+        return f"ParseAddr({_go_quote(raw)}): IPv4 field has value >255"
+    if not raw:
+        return 'ParseAddr(""): unable to parse IP'
+    return f"ParseAddr({_go_quote(raw)}): unable to parse IP"
+
+
+def _parse_cidr(raw: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface:
+    """netip.ParsePrefix plus the CIDR library's rules; the address keeps its host bits (``masked()`` drops them)."""
+    address, slash, length = raw.partition("/")
+    prefix = f"netip.ParsePrefix({_go_quote(raw)})"
+    if not slash:
+        reason = f"{prefix}: no '/'"
+    elif "%" in address:
+        reason = f"{prefix}: IPv6 zones cannot be present in a prefix"
+    elif not length.isdigit() or (len(length) > 1 and length[0] == "0"):
+        reason = f"{prefix}: bad bits after slash: {_go_quote(length)}"
+    else:
+        reason = ""
+        try:
+            parsed = ipaddress.ip_address(address)
+        except ValueError:
+            reason = f"{prefix}: {_parse_addr_error(address)}"
+        else:
+            if int(length) > parsed.max_prefixlen:
+                reason = f"{prefix}: prefix length out of range"
+    if reason:
+        # The library wraps the parser's error in its own text once more.
+        raise CelError(
+            "network address parse error during conversion from string: "
+            f"network address parse error during conversion from string: {reason}"
+        )
+    interface = ipaddress.ip_interface(raw)
+    if isinstance(interface, ipaddress.IPv6Interface) and interface.ip.ipv4_mapped is not None:
+        raise CelError(f"IPv4-mapped IPv6 address {_go_quote(raw)} is not allowed")
+    return interface
+
+
+def _ip_message(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Any:
+    return _IPMessage(canonical=str(address))
+
+
+def _cidr_message(interface: ipaddress.IPv4Interface | ipaddress.IPv6Interface) -> Any:
+    return _CIDRMessage(canonical=f"{interface.ip}/{interface.network.prefixlen}")
+
+
+def _ip(message: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    return ipaddress.ip_address(message.canonical)
+
+
+def _cidr(message: Any) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface:
+    return ipaddress.ip_interface(message.canonical)
+
+
+def _is_valid(parse: Callable[[str], Any], raw: str) -> bool:
+    try:
+        parse(raw)
+    except CelError:
+        return False
+    return True
+
+
+def _link_local_multicast(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv4Address):
+        return address in ipaddress.IPv4Network("224.0.0.0/24")
+    return address.packed[0] == 0xFF and address.packed[1] & 0x0F == 0x02
+
+
+def _link_local_unicast(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv4Address):
+        return address in ipaddress.IPv4Network("169.254.0.0/16")
+    return address in ipaddress.IPv6Network("fe80::/10")
+
+
+def _global_unicast(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Go's ``IsGlobalUnicast`` (private ranges count as global)."""
+    if isinstance(address, ipaddress.IPv4Address) and address == ipaddress.IPv4Address("255.255.255.255"):
+        return False
+    return not (
+        address.is_unspecified or address.is_loopback or address.is_multicast or _link_local_unicast(address)
+    )
+
+
+def _contains_ip(prefix: Any, other: Any) -> bool:
+    network = _cidr(prefix).network
+    address = _parse_ip(other) if isinstance(other, str) else _ip(other)
+    return address.version == network.version and address in network
+
+
+def _contains_cidr(prefix: Any, other: Any) -> bool:
+    network = _cidr(prefix).network
+    inner = (_parse_cidr(other) if isinstance(other, str) else _cidr(other)).network
+    return inner.version == network.version and inner.prefixlen >= network.prefixlen and inner.subnet_of(network)
+
+
 def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[..., Any], *, member: bool) -> Any:
     def guarded(*args: Any) -> Any:
         try:
@@ -337,7 +480,7 @@ def _functions() -> list[Any]:
     add("isQuantity", "is_quantity_string", B, [STR], _is_quantity)
     # Quantity's sign() is newer than the library version the scheduler's environment has; upstream
     # declares the name only for a type no selector can hold, so sign() is a compile error.
-    add("sign", "unreachable_sign", I, [cel.Type("kubernetes.Unreachable")], lambda _: 0, member=True)
+    add("sign", "unreachable_sign", I, [UNREACHABLE], lambda _: 0, member=True)
     add("isInteger", "quantity_is_integer", B, [Q], lambda q: _q(q).denominator == 1, member=True)
     add("asInteger", "quantity_as_integer", I, [Q], _as_integer, member=True)
     add("asApproximateFloat", "quantity_as_float", D, [Q], lambda q: float(_q(q)), member=True)
@@ -362,22 +505,55 @@ def _functions() -> list[Any]:
     add("minor", "semver_minor", I, [S], lambda v: parse_semver(v.canonical)[1], member=True)
     add("patch", "semver_patch", I, [S], lambda v: parse_semver(v.canonical)[2], member=True)
 
+    add("ip", "string_to_ip", IP, [STR], lambda raw: _ip_message(_parse_ip(raw)))
+    add("ip", "cidr_ip", IP, [CIDR], lambda c: _ip_message(_cidr(c).ip), member=True)
+    add("isIP", "is_ip", B, [STR], lambda raw: _is_valid(_parse_ip, raw))
+    add("ip.isCanonical", "ip_is_canonical", B, [STR], lambda raw: str(_parse_ip(raw)) == raw)
+    add("family", "ip_family", I, [IP], lambda a: _ip(a).version, member=True)
+    add("isUnspecified", "ip_is_unspecified", B, [IP], lambda a: _ip(a).is_unspecified, member=True)
+    add("isLoopback", "ip_is_loopback", B, [IP], lambda a: _ip(a).is_loopback, member=True)
+    add("isLinkLocalMulticast", "ip_is_link_local_multicast", B, [IP],
+        lambda a: _link_local_multicast(_ip(a)), member=True)
+    add("isLinkLocalUnicast", "ip_is_link_local_unicast", B, [IP], lambda a: _link_local_unicast(_ip(a)), member=True)
+    add("isGlobalUnicast", "ip_is_global_unicast", B, [IP], lambda a: _global_unicast(_ip(a)), member=True)
+    add("cidr", "string_to_cidr", CIDR, [STR], lambda raw: _cidr_message(_parse_cidr(raw)))
+    add("isCIDR", "is_cidr", B, [STR], lambda raw: _is_valid(_parse_cidr, raw))
+    add("containsIP", "cidr_contains_ip_string", B, [CIDR, STR], _contains_ip, member=True)
+    add("containsIP", "cidr_contains_ip_ip", B, [CIDR, IP], _contains_ip, member=True)
+    add("containsCIDR", "cidr_contains_cidr_string", B, [CIDR, STR], _contains_cidr, member=True)
+    add("containsCIDR", "cidr_contains_cidr", B, [CIDR, CIDR], _contains_cidr, member=True)
+    add("prefixLength", "cidr_prefix_length", I, [CIDR], lambda c: _cidr(c).network.prefixlen, member=True)
+    add("masked", "cidr_masked", CIDR, [CIDR],
+        lambda c: _CIDRMessage(canonical=str(_cidr(c).network)), member=True)
+
     add("find", "string_find_string", STR, [STR, STR],
         lambda s, p: (m.group(0) if (m := _regex(p).search(s)) else ""), member=True)
     add("findAll", "string_find_all_string", cel.Type.List(STR), [STR, STR], _find_all, member=True)
     add("findAll", "string_find_all_string_int", cel.Type.List(STR), [STR, STR, I], _find_all, member=True)
 
-    add("isSorted", "list_is_sorted", B, [L], _is_sorted, member=True)
-    add("sum", "list_sum", _DYN, [L], _sum, member=True)
-    add("min", "list_min", _DYN, [L], lambda items: _extreme(items, min), member=True)
-    add("max", "list_max", _DYN, [L], lambda items: _extreme(items, max), member=True)
+    # Upstream declares these per element type. The C++ runtime dispatches on value kinds (every list is a
+    # list), so the implementation is registered on the first overload and serves them all.
+    summable = [("int", I), ("uint", cel.Type.UINT), ("double", D), ("duration", cel.Type.DURATION)]
+    comparable = [*summable[:3], ("bool", B), ("duration", cel.Type.DURATION), ("timestamp", cel.Type.TIMESTAMP),
+                  ("string", STR), ("bytes", cel.Type.BYTES)]
+    unreachable_list = cel.Type.List(UNREACHABLE)
+    for name, types, impl, result_of in (
+        ("sum", summable, _sum, None),
+        ("min", comparable, lambda items: _extreme(items, min), None),
+        ("max", comparable, lambda items: _extreme(items, max), None),
+        ("isSorted", comparable, _is_sorted, B),
+    ):
+        # The implementation goes on an overload no expression can select, returning dyn, so that the
+        # runtime does not convert every result to the first overload's type.
+        add(name, f"list_unreachable_{name}", result_of or _DYN, [unreachable_list], impl, member=True)
+        for type_name, element in types:
+            fn[name].append(cel.Overload(f"list_{type_name}_{name}", return_type=result_of or element,
+                                         parameters=[cel.Type.List(element)], is_member=True))
     add("slice", "list_slice", L, [L, I, I], _slice, member=True)
     add("flatten", "list_flatten", L, [L], _flatten, member=True)
     add("distinct", "list_distinct", L, [L], _distinct, member=True)
     add("reverse", "list_reverse", L, [L], lambda items: list(reversed(items)), member=True)
-    add("sort", "list_sort", L, [L], lambda items: [items[i] for i in sorted(range(len(items)),
-                                                                              key=lambda i: _comparable(items)[i])],
-        member=True)
+    add("sort", "list_sort", L, [L], lambda items: sorted(items), member=True)
     add("lists.range", "lists_range", cel.Type.List(I), [I], lambda n: list(range(n)))
 
     add("sets.contains", "list_sets_contains_list", B, [L, L], lambda a, b: all(x in a for x in b))
