@@ -478,6 +478,22 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         return None
 
     # ---- Score ---------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Skip for a pod with nothing to allocate (every node would score 0, as upstream's Score gives).
+
+        Upstream scores in the same cycle as Filter. The extender's prioritize is a call of its own, so
+        when this cycle ran no PreFilter, the allocations are made here for the nodes being scored.
+        """
+        if STATE_KEY not in state.data:
+            if self.pre_filter(state, pod, nodes) is not None:
+                return SKIP
+            for node in nodes:
+                self.filter(state, pod, node)
+        cycle: _State | None = state.data.get(STATE_KEY)
+        if cycle is None or cycle.allocator is None:
+            return SKIP
+        return None
+
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
         cycle: _State | None = state.data.get(STATE_KEY)
         if cycle is None:

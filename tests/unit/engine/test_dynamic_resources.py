@@ -220,3 +220,22 @@ def test_simulation_counts_devices_taken_through_extended_resources() -> None:
     pods = [make_pod(f"p{i}", requests=[{"example.com/dra-gpu": 1}], uid=f"u{i}") for i in range(3)]
     placed = [p.node for p in sim.run(pods).placements]
     assert placed == ["n1", "n1", ""]
+
+
+def test_prioritize_call_scores_prioritized_lists_without_a_filter_in_the_same_cycle() -> None:
+    first = [{"name": "h100", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1,
+              "selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]},
+             {"name": "any", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}]
+    cache = ClusterCache()
+    cache.load(cluster(claim("pick", [{"name": "gpu", "firstAvailable": first}])))
+    profile = single_plugin_profile(NAME)
+    scheduler = Scheduler(cache, [Framework(build_profile(profile))])
+    pod = pod_with_claims({"name": "c", "resourceClaimName": "pick"})
+    answer = dict(scheduler.prioritize(None, pod, ["n1", "n2"], None))
+    assert answer["n2"] > answer["n1"] > 0
+
+
+def test_pods_without_claims_leave_the_score_weights_alone() -> None:
+    out = explain_objects(cluster(), make_pod("p"), None)
+    assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0, "skipped": True}
+               for e in out["nodes"].values())
