@@ -685,11 +685,9 @@ class _Run:
         if cached is not None:
             return cached
         result = True
-        if data.device_class is not None and not self._selectors_match(
+        if (data.device_class is not None and not self._selectors_match(
             key, device, s.driver, data.device_class, data.device_class.selectors
-        ):
-            result = False
-        elif not self._selectors_match(key, device, s.driver, None, data.request.selectors):
+        )) or not self._selectors_match(key, device, s.driver, None, data.request.selectors):
             result = False
         elif s.per_device_node_selection:
             try:

@@ -13,9 +13,13 @@ sees all of them. Added here (the C++ runtime already has the CEL standard libra
   ``v.isGreaterThan(v)``, ``v.isLessThan(v)``;
 * regex (``library.Regex``): ``s.find(re)``, ``s.findAll(re)``, ``s.findAll(re, n)``;
 * lists (``library.Lists``): ``l.isSorted()``, ``l.sum()``, ``l.min()``, ``l.max()`` (the list
-  ``indexOf``/``lastIndexOf`` clash with the strings extension's declarations in the C++ runtime); and of ``ext.Lists`` v3: ``l.slice(i, j)``,
-  ``l.flatten()``, ``l.distinct()``, ``l.sort()``, ``lists.range(n)``
-  (``first``/``last`` are missing: optionals cannot be built from Python);
+  ``indexOf``/``lastIndexOf`` clash with the strings extension's declarations in the C++ runtime);
+  and of ``ext.Lists`` v3: ``l.slice(i, j)``, ``l.flatten()``, ``l.distinct()``, ``l.reverse()``,
+  ``l.sort()``, ``lists.range(n)`` (``first``/``last`` are missing: optionals cannot be built from Python);
+* IP and CIDR (``library.IP``, ``library.CIDR``): ``ip(s)``, ``isIP(s)``, ``ip.isCanonical(s)``,
+  ``family()``, ``isUnspecified()``, ``isLoopback()``, ``isLinkLocalMulticast()``,
+  ``isLinkLocalUnicast()``, ``isGlobalUnicast()``, ``cidr(s)``, ``isCIDR(s)``, ``containsIP(ip|s)``,
+  ``containsCIDR(cidr|s)``, ``ip()``, ``masked()``, ``prefixLength()``;
 * sets (``ext.Sets``): ``sets.contains(a, b)``, ``sets.equivalent(a, b)``, ``sets.intersects(a, b)``.
 
 Quantity and semver values are carried as small protobuf messages (``kubernetes.Quantity``,
@@ -190,7 +194,7 @@ def _normalize_semver(text: str) -> str:
 
 
 def semver_message(text: str) -> Any:
-    """A CEL semver value (raises :class:`SemverError`); build metadata is dropped: it never affects order or equality."""
+    """A CEL semver value (raises :class:`SemverError`); build metadata is dropped (it never affects order)."""
     major, minor, patch, pre = parse_semver(text)
     canonical = f"{major}.{minor}.{patch}" + ("-" + ".".join(str(p) for p in pre) if pre else "")
     return _SemverMessage(canonical=canonical)
@@ -452,7 +456,9 @@ def _contains_ip(prefix: Any, other: Any) -> bool:
 def _contains_cidr(prefix: Any, other: Any) -> bool:
     network = _cidr(prefix).network
     inner = (_parse_cidr(other) if isinstance(other, str) else _cidr(other)).network
-    return inner.version == network.version and inner.prefixlen >= network.prefixlen and inner.subnet_of(network)
+    if inner.version != network.version or inner.prefixlen < network.prefixlen:
+        return False
+    return inner.supernet(new_prefix=network.prefixlen) == network
 
 
 def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[..., Any], *, member: bool) -> Any:
@@ -468,7 +474,7 @@ def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[...,
 
 
 def _functions() -> list[Any]:
-    Q, S, B, I, D, STR = QUANTITY, SEMVER, cel.Type.BOOL, cel.Type.INT, cel.Type.DOUBLE, cel.Type.STRING
+    Q, S, B, INT, D, STR = QUANTITY, SEMVER, cel.Type.BOOL, cel.Type.INT, cel.Type.DOUBLE, cel.Type.STRING
     L = _LIST_DYN
     fn: dict[str, list[Any]] = {}
 
@@ -480,18 +486,18 @@ def _functions() -> list[Any]:
     add("isQuantity", "is_quantity_string", B, [STR], _is_quantity)
     # Quantity's sign() is newer than the library version the scheduler's environment has; upstream
     # declares the name only for a type no selector can hold, so sign() is a compile error.
-    add("sign", "unreachable_sign", I, [UNREACHABLE], lambda _: 0, member=True)
+    add("sign", "unreachable_sign", INT, [UNREACHABLE], lambda _: 0, member=True)
     add("isInteger", "quantity_is_integer", B, [Q], lambda q: _q(q).denominator == 1, member=True)
-    add("asInteger", "quantity_as_integer", I, [Q], _as_integer, member=True)
+    add("asInteger", "quantity_as_integer", INT, [Q], _as_integer, member=True)
     add("asApproximateFloat", "quantity_as_float", D, [Q], lambda q: float(_q(q)), member=True)
     add("add", "quantity_add", Q, [Q, Q], lambda a, b: quantity_message(_q(a) + _q(b)), member=True)
-    add("add", "quantity_add_int", Q, [Q, I], lambda a, b: quantity_message(_q(a) + b), member=True)
+    add("add", "quantity_add_int", Q, [Q, INT], lambda a, b: quantity_message(_q(a) + b), member=True)
     add("sub", "quantity_sub", Q, [Q, Q], lambda a, b: quantity_message(_q(a) - _q(b)), member=True)
-    add("sub", "quantity_sub_int", Q, [Q, I], lambda a, b: quantity_message(_q(a) - b), member=True)
+    add("sub", "quantity_sub_int", Q, [Q, INT], lambda a, b: quantity_message(_q(a) - b), member=True)
     # The C++ runtime dispatches on value kinds and both opaque types are messages: the implementation
     # is registered once, on the quantity overload, and dispatches on the Python type for both.
     for name, result, check in (
-        ("compareTo", I, lambda c: c),
+        ("compareTo", INT, lambda c: c),
         ("isGreaterThan", B, lambda c: c > 0),
         ("isLessThan", B, lambda c: c < 0),
     ):
@@ -501,15 +507,15 @@ def _functions() -> list[Any]:
     add("semver", "string_bool_to_semver", S, [STR, B], _semver)
     add("isSemver", "is_semver_string", B, [STR], _is_semver)
     add("isSemver", "is_semver_string_bool", B, [STR, B], _is_semver)
-    add("major", "semver_major", I, [S], lambda v: parse_semver(v.canonical)[0], member=True)
-    add("minor", "semver_minor", I, [S], lambda v: parse_semver(v.canonical)[1], member=True)
-    add("patch", "semver_patch", I, [S], lambda v: parse_semver(v.canonical)[2], member=True)
+    add("major", "semver_major", INT, [S], lambda v: parse_semver(v.canonical)[0], member=True)
+    add("minor", "semver_minor", INT, [S], lambda v: parse_semver(v.canonical)[1], member=True)
+    add("patch", "semver_patch", INT, [S], lambda v: parse_semver(v.canonical)[2], member=True)
 
     add("ip", "string_to_ip", IP, [STR], lambda raw: _ip_message(_parse_ip(raw)))
     add("ip", "cidr_ip", IP, [CIDR], lambda c: _ip_message(_cidr(c).ip), member=True)
     add("isIP", "is_ip", B, [STR], lambda raw: _is_valid(_parse_ip, raw))
     add("ip.isCanonical", "ip_is_canonical", B, [STR], lambda raw: str(_parse_ip(raw)) == raw)
-    add("family", "ip_family", I, [IP], lambda a: _ip(a).version, member=True)
+    add("family", "ip_family", INT, [IP], lambda a: _ip(a).version, member=True)
     add("isUnspecified", "ip_is_unspecified", B, [IP], lambda a: _ip(a).is_unspecified, member=True)
     add("isLoopback", "ip_is_loopback", B, [IP], lambda a: _ip(a).is_loopback, member=True)
     add("isLinkLocalMulticast", "ip_is_link_local_multicast", B, [IP],
@@ -522,18 +528,18 @@ def _functions() -> list[Any]:
     add("containsIP", "cidr_contains_ip_ip", B, [CIDR, IP], _contains_ip, member=True)
     add("containsCIDR", "cidr_contains_cidr_string", B, [CIDR, STR], _contains_cidr, member=True)
     add("containsCIDR", "cidr_contains_cidr", B, [CIDR, CIDR], _contains_cidr, member=True)
-    add("prefixLength", "cidr_prefix_length", I, [CIDR], lambda c: _cidr(c).network.prefixlen, member=True)
+    add("prefixLength", "cidr_prefix_length", INT, [CIDR], lambda c: _cidr(c).network.prefixlen, member=True)
     add("masked", "cidr_masked", CIDR, [CIDR],
         lambda c: _CIDRMessage(canonical=str(_cidr(c).network)), member=True)
 
     add("find", "string_find_string", STR, [STR, STR],
         lambda s, p: (m.group(0) if (m := _regex(p).search(s)) else ""), member=True)
     add("findAll", "string_find_all_string", cel.Type.List(STR), [STR, STR], _find_all, member=True)
-    add("findAll", "string_find_all_string_int", cel.Type.List(STR), [STR, STR, I], _find_all, member=True)
+    add("findAll", "string_find_all_string_int", cel.Type.List(STR), [STR, STR, INT], _find_all, member=True)
 
     # Upstream declares these per element type. The C++ runtime dispatches on value kinds (every list is a
     # list), so the implementation is registered on the first overload and serves them all.
-    summable = [("int", I), ("uint", cel.Type.UINT), ("double", D), ("duration", cel.Type.DURATION)]
+    summable = [("int", INT), ("uint", cel.Type.UINT), ("double", D), ("duration", cel.Type.DURATION)]
     comparable = [*summable[:3], ("bool", B), ("duration", cel.Type.DURATION), ("timestamp", cel.Type.TIMESTAMP),
                   ("string", STR), ("bytes", cel.Type.BYTES)]
     unreachable_list = cel.Type.List(UNREACHABLE)
@@ -549,12 +555,12 @@ def _functions() -> list[Any]:
         for type_name, element in types:
             fn[name].append(cel.Overload(f"list_{type_name}_{name}", return_type=result_of or element,
                                          parameters=[cel.Type.List(element)], is_member=True))
-    add("slice", "list_slice", L, [L, I, I], _slice, member=True)
+    add("slice", "list_slice", L, [L, INT, INT], _slice, member=True)
     add("flatten", "list_flatten", L, [L], _flatten, member=True)
     add("distinct", "list_distinct", L, [L], _distinct, member=True)
     add("reverse", "list_reverse", L, [L], lambda items: list(reversed(items)), member=True)
     add("sort", "list_sort", L, [L], lambda items: sorted(items), member=True)
-    add("lists.range", "lists_range", cel.Type.List(I), [I], lambda n: list(range(n)))
+    add("lists.range", "lists_range", cel.Type.List(INT), [INT], lambda n: list(range(n)))
 
     add("sets.contains", "list_sets_contains_list", B, [L, L], lambda a, b: all(x in a for x in b))
     add("sets.equivalent", "list_sets_equivalent_list", B, [L, L],

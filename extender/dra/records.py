@@ -392,10 +392,11 @@ def _attribute(raw: Any, path: str) -> Attribute:
         value = attr.get(key)
         if value is None:
             continue
-        expected: type | tuple[type, ...] = {"int": int, "bool": bool, "string": str, "version": str}[kind]
-        if not isinstance(value, expected) or (kind == "int" and isinstance(value, bool)):
-            raise DRAObjectError(f"{path}.{key}: expected {kind}, got {type(value).__name__}")
-        return Attribute(kind, value)
+        if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+            return Attribute(kind, value)
+        if (kind == "bool" and isinstance(value, bool)) or (kind in ("string", "version") and isinstance(value, str)):
+            return Attribute(kind, value)
+        raise DRAObjectError(f"{path}.{key}: expected {kind}, got {type(value).__name__}")
     # List-typed attributes (DRAListTypeAttributes) are alpha and off by default in v1.36: such an
     # attribute is kept as an unsupported value, as upstream's conversion leaves it empty.
     return Attribute("", "")
@@ -575,7 +576,9 @@ def claim_spec_record(spec: Mapping[str, Any], *, path: str = "spec") -> ClaimSp
         requests.append(
             DeviceRequest(
                 name,
-                None if exactly is None else _request_spec(_map(exactly, f"{p}.exactly"), name, f"{p}.exactly", sub=False),
+                None
+                if exactly is None
+                else _request_spec(_map(exactly, f"{p}.exactly"), name, f"{p}.exactly", sub=False),
                 subs,
             )
         )
@@ -634,7 +637,9 @@ def claim_record(obj: Mapping[str, Any]) -> ClaimRecord:
         uid=_str(meta, "uid", "metadata"),
         spec=claim_spec_record(_map(obj.get("spec"), "spec")),
         allocation=_allocation(status.get("allocation")),
-        reserved_for=tuple(_map(r, "status.reservedFor") for r in _list(status.get("reservedFor"), "status.reservedFor")),
+        reserved_for=tuple(
+            _map(r, "status.reservedFor") for r in _list(status.get("reservedFor"), "status.reservedFor")
+        ),
     )
 
 

@@ -24,7 +24,7 @@ INPUTS = json.loads((DATA / "cel_inputs.json").read_text())
 EXPECTED = json.loads((DATA / "cel_expected.json").read_text())
 
 #: Expressions whose outcome differs from cel-go, and why (see the extender.dra.cel docstring).
-_DYNAMIC_DEVICE = "the device variable is dynamically typed here: cel-go's compile-time type errors become runtime errors"
+_DYNAMIC_DEVICE = "the device variable is dynamically typed here: some of cel-go's compile-time errors come at run time"
 _NOT_IN_RUNTIME = "not available in cel-expr-python"
 KNOWN_DIFFERENCES: dict[str, str] = {
     'device.capacity["gpu.example.com"].memory.sign() == 1': _DYNAMIC_DEVICE,
