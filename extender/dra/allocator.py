@@ -669,6 +669,14 @@ class _Run:
         return device_id in self.a.allocated.devices or bool(self.allocating_devices.get(device_id))
 
     def _capacity_fits(self, request: RequestSpec, device_id: DeviceID, device: DeviceRecord) -> bool:
+        if (
+            not request.capacity_requests
+            and not device.has_request_policy
+            and device_id not in self.allocating_capacity
+            and device_id not in self.a.allocated.aggregated_capacity
+        ):
+            # Every capacity is consumed whole and nothing else holds any: it fits.
+            return True
         fits = _fits_capacity(
             request.capacity_requests,
             device.capacity,

@@ -167,6 +167,8 @@ class DeviceRecord:
     binding_conditions: tuple[str, ...] | None
     binding_failure_conditions: tuple[str, ...] | None
     allow_multiple_allocations: bool | None
+    #: Whether any capacity has a request policy (else a device without requests fits when unshared).
+    has_request_policy: bool = False
     #: The CEL ``device`` variable, built on first use by :mod:`extender.dra.cel` for a driver.
     cel_input: Any = field(default=None)
 
@@ -442,19 +444,20 @@ def _device(raw: Any, path: str) -> DeviceRecord:
         )
     binding = dev.get("bindingConditions")
     binding_failure = dev.get("bindingFailureConditions")
+    capacity = {
+        str(name): DeviceCapacity(
+            _quantity(_map(value, f"{path}.capacity[{name}]").get("value"), f"{path}.capacity[{name}].value"),
+            _request_policy(value.get("requestPolicy"), f"{path}.capacity[{name}].requestPolicy"),
+        )
+        for name, value in _map(dev.get("capacity"), f"{path}.capacity").items()
+    }
     return DeviceRecord(
         name=_str(dev, "name", path, required=True),
         attributes={
             str(name): _attribute(value, f"{path}.attributes[{name}]")
             for name, value in _map(dev.get("attributes"), f"{path}.attributes").items()
         },
-        capacity={
-            str(name): DeviceCapacity(
-                _quantity(_map(value, f"{path}.capacity[{name}]").get("value"), f"{path}.capacity[{name}].value"),
-                _request_policy(value.get("requestPolicy"), f"{path}.capacity[{name}].requestPolicy"),
-            )
-            for name, value in _map(dev.get("capacity"), f"{path}.capacity").items()
-        },
+        capacity=capacity,
         consumes_counters=tuple(
             CounterConsumption(
                 _str(_map(c, f"{path}.consumesCounters[{i}]"), "counterSet", f"{path}.consumesCounters[{i}]"),
@@ -473,6 +476,7 @@ def _device(raw: Any, path: str) -> DeviceRecord:
             None if binding_failure is None else _strings(binding_failure, f"{path}.bindingFailureConditions")
         ),
         allow_multiple_allocations=_opt_bool(dev, "allowMultipleAllocations", path),
+        has_request_policy=any(c.request_policy is not None for c in capacity.values()),
     )
 
 
