@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from extender.cluster.dra_objects import ClaimEntry, DRAView
 from extender.cluster.nodeinfo import NodeInfo
@@ -62,6 +65,7 @@ DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # DynamicResourcesBindingTimeoutDefault
 FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+RECENT_CYCLES = 64
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
@@ -120,6 +124,10 @@ class _State:
     extended: int | None = None
     extended_variants: dict[tuple[str, ...], ClaimEntry] = field(default_factory=dict)
     node_extended: dict[str, ClaimEntry | None] = field(default_factory=dict)
+    # The node object each allocation was made for: a later call may reuse it only for that object.
+    node_records: dict[str, object] = field(default_factory=dict)
+    # Per claim, "request/subrequest" -> its prioritized-list score (computed on first use).
+    subrequest_scores: list[dict[str, int]] | None = None
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -347,6 +355,8 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
                                "must be at least 1 second")
         self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
+        # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations.
+        self._recent: OrderedDict[bytes, tuple[DRAView, _State]] = OrderedDict()
 
     # ---- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -400,7 +410,31 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             except AllocationError as err:
                 return Status(Code.ERROR, str(err))
         state.data[STATE_KEY] = cycle
+        self._remember(state, pod, cycle)
         return None
+
+    # ---- from filter to prioritize -------------------------------------------------------------
+    @staticmethod
+    def _pod_signature(pod: PodRecord) -> bytes:
+        """What of the pod the allocations depend on: its claims and its extended resource requests."""
+        spec = pod.raw.get("spec") or {}
+        status = pod.raw.get("status") or {}
+        return orjson.dumps([pod.cache_key, spec.get("resourceClaims"), status.get("resourceClaimStatuses"),
+                             sorted(pod.requests.scalars.items())], option=orjson.OPT_SORT_KEYS)
+
+    def _remember(self, state: CycleState, pod: PodRecord, cycle: _State) -> None:
+        """Keep the cycle, so that the prioritize call that follows a filter reuses its allocations."""
+        self._recent[self._pod_signature(pod)] = (state.snapshot.dra, cycle)
+        self._recent.move_to_end(self._pod_signature(pod))
+        while len(self._recent) > RECENT_CYCLES:
+            self._recent.popitem(last=False)
+
+    def _recalled(self, state: CycleState, pod: PodRecord) -> _State | None:
+        """The cycle of an earlier call for the same pod over the same DRA objects, if any."""
+        kept = self._recent.get(self._pod_signature(pod))
+        if kept is None or kept[0] is not state.snapshot.dra:
+            return None
+        return kept[1]
 
     def _extended_claim_for_node(self, state: CycleState, cycle: _State, pod: PodRecord,
                                  node: NodeInfo) -> tuple[Status | None, ClaimEntry | None]:
@@ -473,6 +507,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             if not unavailable:
                 cycle.node_allocations[record.name] = results
                 cycle.node_extended[record.name] = node_extended
+                cycle.node_records[record.name] = record
         if unavailable:
             return unresolvable(REASON_NOT_AVAILABLE)
         return None
@@ -484,14 +519,20 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         Upstream scores in the same cycle as Filter. The extender's prioritize is a call of its own, so
         when this cycle ran no PreFilter, the allocations are made here for the nodes being scored.
         """
-        if STATE_KEY not in state.data:
-            if self.pre_filter(state, pod, nodes) is not None:
+        ran_filter = STATE_KEY in state.data
+        if not ran_filter:
+            recalled = self._recalled(state, pod)
+            if recalled is not None:
+                state.data[STATE_KEY] = recalled
+            elif self.pre_filter(state, pod, nodes) is not None:
                 return SKIP
-            for node in nodes:
-                self.filter(state, pod, node)
         cycle: _State | None = state.data.get(STATE_KEY)
         if cycle is None or cycle.allocator is None:
             return SKIP
+        if not ran_filter:
+            for node in nodes:  # nodes the earlier filter call did not allocate for (or that changed since)
+                if cycle.node_records.get(node.name) is not node.node:
+                    self.filter(state, pod, node)
         return None
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
@@ -544,9 +585,14 @@ class DynamicResources(FilterPlugin, ScorePlugin):
 
 def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -> int:
     """computeScore: per claim, ``MaxSize - index`` for each firstAvailable alternative that was allocated."""
+    if cycle.subrequest_scores is None:
+        cycle.subrequest_scores = [_subrequest_scores(entry.raw) for entry in cycle.claims]
     total = 0
     by_index = dict(zip(cycle.to_allocate, results, strict=True))
     for index, entry in enumerate(cycle.claims):
+        scores = cycle.subrequest_scores[index]
+        if not scores:
+            continue
         result = by_index.get(index)
         if result is not None:
             names = [device.request for device in result.devices]
@@ -555,15 +601,20 @@ def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -
             devices = allocation.get("devices") if allocation is not None else None
             listed = devices.get("results") if isinstance(devices, Mapping) else None
             names = [str(d.get("request") or "") for d in listed or [] if isinstance(d, Mapping)]
-        allocated_subrequests = {name for name in names if name.count("/") == 1}
-        for request in _requests(entry.raw):
-            if request.get("exactly") is not None:
-                continue
-            for i, sub in enumerate(request.get("firstAvailable") or []):
-                if isinstance(sub, Mapping) and \
-                        f"{request.get('name') or ''}/{sub.get('name') or ''}" in allocated_subrequests:
-                    total += FIRST_AVAILABLE_MAX_SIZE - i
+        total += sum(scores.get(name, 0) for name in set(names))
     return total
+
+
+def _subrequest_scores(claim: Mapping[str, Any]) -> dict[str, int]:
+    """"request/subrequest" -> ``MaxSize - index`` for a claim's firstAvailable alternatives."""
+    out: dict[str, int] = {}
+    for request in _requests(claim):
+        if request.get("exactly") is not None:
+            continue
+        for i, sub in enumerate(request.get("firstAvailable") or []):
+            if isinstance(sub, Mapping):
+                out[f"{request.get('name') or ''}/{sub.get('name') or ''}"] = FIRST_AVAILABLE_MAX_SIZE - i
+    return out
 
 
 def claims_to_assume(plugins: Sequence[object], state: CycleState, pod: PodRecord, node_name: str, *,

@@ -239,3 +239,21 @@ def test_pods_without_claims_leave_the_score_weights_alone() -> None:
     out = explain_objects(cluster(), make_pod("p"), None)
     assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0, "skipped": True}
                for e in out["nodes"].values())
+
+
+def test_prioritize_after_filter_sees_devices_taken_in_between() -> None:
+    first = [{"name": "h100", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1,
+              "selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]},
+             {"name": "any", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}]
+    cache = ClusterCache()
+    cache.load(cluster(claim("pick", [{"name": "gpu", "firstAvailable": first}])))
+    scheduler = Scheduler(cache, [Framework(build_profile(single_plugin_profile(NAME)))])
+    pod = pod_with_claims({"name": "c", "resourceClaimName": "pick"})
+    passed = scheduler.filter(None, pod, ["n1", "n2"], None).passed
+    assert sorted(passed) == ["n1", "n2"]
+    before = dict(scheduler.prioritize(None, pod, passed, None))
+    assert before["n2"] > before["n1"]
+    # n2's only GPU goes to another pod's claim before kube-scheduler asks for scores.
+    cache.apply(claim("taken", [exact_request()], allocated_on="n2", devices=["gpu-0"]))
+    after = dict(scheduler.prioritize(None, pod, passed, None))
+    assert after["n1"] > after["n2"] == 0
