@@ -60,3 +60,17 @@ def test_prioritized_list_example_scores_the_first_alternative_highest(demo: Sna
     result = explain(Framework(build_profile(None)), demo, pod)
     raw = {n: e["scores"]["DynamicResources"]["raw"] for n, e in result["nodes"].items() if e["feasible"]}
     assert raw == {"zone-b-06": 8, "zone-a-06": 7, "zone-c-06": 6}  # two H100s > one large GPU > any GPU
+
+
+def test_gpu_jobs_simulation_runs_out_of_gpus() -> None:
+    """examples/simulate/gpu-jobs.yaml: each placement takes a GPU; the demo's free ones fit six of eight jobs."""
+    from extender.cluster.dump import read_dump_objects
+    from extender.engine.simulate import Simulator
+
+    cache, _ = load_cache(DEMO_CLUSTER)
+    pods = read_dump_objects(REASONS.parents[1] / "simulate" / "gpu-jobs.yaml")
+    result = Simulator(Framework(build_profile(None)), cache, seed=1).run(pods)
+    placed = [p.node for p in result.placements]
+    assert placed[:6] and all(n.endswith("-06") for n in placed[:6])
+    assert placed[6:] == ["", ""]
+    assert all("cannot allocate all claims" in p.message for p in result.placements[6:])
