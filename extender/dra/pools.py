@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Final
 
-from extender.dra.records import DeviceRecord, SliceRecord
+from extender.dra.records import SliceRecord
 from extender.kube.selectors import NodeSelector
 
 __all__ = ["Pool", "gather_pools", "node_matches"]
@@ -137,6 +138,11 @@ def _build_pool(driver: str, pool_name: str, slices: list[SliceRecord], partitio
                 counter_sets=counter_sets)
 
 
+#: Pools gathered per node, reused while the node's slices are the same objects (records are immutable).
+_CACHE: dict[tuple[str, bool], tuple[tuple[SliceRecord, ...], frozenset[tuple[str, str]] | None, list[Pool]]] = {}
+_CACHE_SIZE: Final = 20_000
+
+
 def gather_pools(
     slices_for_node: Sequence[SliceRecord],
     node_name: str,
@@ -144,10 +150,39 @@ def gather_pools(
     partitionable: bool,
     all_slices: Sequence[SliceRecord],
 ) -> list[Pool]:
-    """The pools a node can allocate from, in the allocator's search order.
+    """The pools a node can allocate from, in the allocator's search order (do not modify them).
 
-    Raises :class:`PoolError` when a slice's or device's node selector cannot be parsed.
+    Raises :class:`PoolError` when a slice's or device's node selector cannot be parsed. The result is
+    remembered per node while the same slice records target it (and, for slices picked by node selectors,
+    the node has the same labels), unless a pool needed slices of other nodes to be judged complete.
     """
+    key = (node_name, partitionable)
+    uses_labels = any(s.node_selector is not None or s.per_device_node_selection for s in slices_for_node)
+    labels = frozenset(node_labels.items()) if uses_labels else None
+    cached = _CACHE.get(key)
+    if (
+        cached is not None
+        and len(cached[0]) == len(slices_for_node)
+        and all(a is b for a, b in zip(cached[0], slices_for_node, strict=True))
+        and cached[1] == labels
+    ):
+        return cached[2]
+    pools, cacheable = _gather(slices_for_node, node_name, node_labels, partitionable, all_slices)
+    if cacheable:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[key] = (tuple(slices_for_node), labels, pools)
+    return pools
+
+
+def _gather(
+    slices_for_node: Sequence[SliceRecord],
+    node_name: str,
+    node_labels: Mapping[str, str],
+    partitionable: bool,
+    all_slices: Sequence[SliceRecord],
+) -> tuple[list[Pool], bool]:
+    cacheable = True
     by_pool: dict[tuple[str, str], list[SliceRecord]] = {}
     for s in slices_for_node:
         if not partitionable and (s.per_device_node_selection or s.shared_counters):
@@ -168,6 +203,7 @@ def gather_pools(
         expected = pool_slices[0].resource_slice_count
         all_for_pool: list[SliceRecord] | None = None
         if len(pool_slices) != expected:
+            cacheable = False  # the answer depends on slices published for other nodes
             obsolete = False
             all_for_pool = []
             for s in all_slices:
@@ -187,9 +223,4 @@ def gather_pools(
         (with_binding if _has_binding_conditions(pool) else pools).append(pool)
     pools.sort(key=lambda p: (p.driver, p.name))
     with_binding.sort(key=lambda p: (p.driver, p.name))
-    return pools + with_binding
-
-
-def device_counters_consumed(device: DeviceRecord) -> bool:
-    """Whether a device takes counters from a counter set (a partition of a partitionable device)."""
-    return bool(device.consumes_counters)
+    return pools + with_binding, cacheable
