@@ -359,11 +359,21 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         self._recent: OrderedDict[bytes, tuple[DRAView, _State]] = OrderedDict()
 
     # ---- PreFilter -----------------------------------------------------------------------------
+    @staticmethod
+    def _wants_extended(state: CycleState, pod: PodRecord) -> bool:
+        if not pod.requests.scalars:
+            return False
+        classes = state.snapshot.dra.extended_resource_classes()
+        return bool(classes) and wants_dra_extended_resources(pod, classes)
+
+    def _may_need_devices(self, state: CycleState, pod: PodRecord) -> bool:
+        """Claims, or extended resources a DeviceClass stands for: otherwise the plugin has nothing to do."""
+        return has_claims(pod) or self._wants_extended(state, pod)
+
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[STATE_KEY] = None
         dra = state.snapshot.dra
-        extended_classes = dra.extended_resource_classes() if pod.requests.scalars else {}
-        wants_extended = bool(extended_classes) and wants_dra_extended_resources(pod, extended_classes)
+        wants_extended = self._wants_extended(state, pod)
         if not has_claims(pod) and not wants_extended:
             return SKIP
         try:
@@ -520,6 +530,8 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         when this cycle ran no PreFilter, the allocations are made here for the nodes being scored.
         """
         ran_filter = STATE_KEY in state.data
+        if not ran_filter and not self._may_need_devices(state, pod):
+            return SKIP
         if not ran_filter:
             recalled = self._recalled(state, pod)
             if recalled is not None:
