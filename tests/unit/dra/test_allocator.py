@@ -218,3 +218,18 @@ def test_cel_cache_compiles_once_and_memoizes_per_device() -> None:
 )
 def test_binary_si_format(number: int, text: str) -> None:
     assert format_binary_si(number) == text
+
+
+def test_exhaustive_search_stops_at_the_deadline() -> None:
+    # 13 single-device requests that must use distinct values of an attribute with 12 values: no
+    # solution, and the search would try every ordered choice of devices before saying so.
+    devices = [{"name": f"gpu-{i}", "attributes": {"group": {"int": i % 12}}} for i in range(36)]
+    slices = [{"metadata": {"name": "s"}, "spec": {"driver": DRIVER, "nodeName": "node-a",
+                                                   "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                                                   "devices": devices}}]
+    requests = [{"name": f"r{i}", "exactly": {"deviceClassName": "gpu", "count": 1}} for i in range(13)]
+    hard = {"metadata": {"name": "hard", "namespace": "default"},
+            "spec": {"devices": {"requests": requests, "constraints": [{"distinctAttribute": f"{DRIVER}/group"}]}}}
+    with pytest.raises(AllocationError) as err:
+        allocator(slices).allocate("node-a", {}, [claim_record(hard)], deadline=time.monotonic() + 0.2)
+    assert err.value.timed_out
