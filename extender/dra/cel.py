@@ -18,9 +18,12 @@ distinct expression, kept); ``compiled.error`` is upstream's compile error text 
 ``compiled.device_matches(device_record, driver)`` returns ``(matches, runtime_error_text)``, cached
 per device (selectors are pure functions of the device).
 
-Known differences from cel-go: the ``device`` variable is dynamically typed, so a misspelt field
-(``device.drvier``) is a runtime "no such key" error instead of a compile error; runtime cost limits
-are not enforced (cel-expr-python has no cost tracker); regular expressions use Python's ``re``.
+The device's fields are declared to the checker as qualified variables (``device.driver``...), so
+their types are checked as cel-go checks them. Known differences from cel-go: a bare ``device``
+(not followed by a field) is an undeclared reference; runtime cost limits are not enforced
+(cel-expr-python has no cost tracker); regular expressions use Python's ``re``; the URL and format
+libraries, two-variable comprehensions and the list ``indexOf``/``lastIndexOf`` are missing
+(``tests/unit/dra/test_cel_parity.py`` lists every difference found against upstream).
 """
 
 from __future__ import annotations
@@ -192,7 +195,7 @@ class CompiledExpression:
         variables = cel_library.device_variable(device, driver)
         if isinstance(variables, str):
             return False, variables
-        attributes, capacity = variables["attributes"], variables["capacity"]
+        attributes, capacity = variables[cel_library.ATTRIBUTES], variables[cel_library.CAPACITY]
         missing = [d for d in self.domains if d not in attributes or d not in capacity]
         if missing:
             # Upstream's attribute and capacity maps answer unknown domains with an empty map.
@@ -201,9 +204,9 @@ class CompiledExpression:
             for domain in missing:
                 attributes.setdefault(domain, {})
                 capacity.setdefault(domain, {})
-            variables = {**variables, "attributes": attributes, "capacity": capacity}
+            variables = {**variables, cel_library.ATTRIBUTES: attributes, cel_library.CAPACITY: capacity}
         try:
-            result = self._program.eval(data={"device": variables})
+            result = self._program.eval(data=variables)
         except Exception as err:  # the runtime raises for errors found while evaluating
             return False, _runtime_error_text(str(err))
         if result.type() == cel.Type.ERROR:
@@ -239,22 +242,24 @@ class CelCache:
 def compile_expression(expression: str) -> CompiledExpression:
     """Compile and check one selector, with upstream's error texts for bad expressions."""
     env = cel_library.environment()
+    undefined = _undefined_device_fields(expression)
+    if undefined:
+        return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     try:
         program = env.compile(expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
         message = _member_call_format(expression, _strip_status(str(err)))
+        # cel-go prints the attribute values' type (any) as "any".
+        message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
-    undefined = _undefined_device_fields(expression)
-    if undefined:
-        return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     regex_error = _regex_literal_error(expression)
     if regex_error is not None:
         return CompiledExpression(expression, None, regex_error)
     output = program.return_type()
     if output not in (cel.Type.BOOL, cel.Type.DYN):
-        return CompiledExpression(
-            expression, None, f"must evaluate to bool or the unknown type, not {_go_type_name(str(output.name()))}"
-        )
+        # An attribute domain's map has values of cel-go's any type, printed as google.protobuf.Any.
+        name = _go_type_name(str(output.name())).replace("map(string, dyn)", "map(string, google.protobuf.Any)")
+        return CompiledExpression(expression, None, f"must evaluate to bool or the unknown type, not {name}")
     return CompiledExpression(expression, program, None)
 
 

@@ -42,7 +42,16 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from extender.dra.records import DeviceRecord
 from extender.kube.quantity import QuantityError, parse_quantity
 
-__all__ = ["device_variable", "environment", "go_regexp_error", "parse_semver"]
+__all__ = [
+    "ATTRIBUTES",
+    "CAPACITY",
+    "DRIVER",
+    "MULTI_ALLOCATIONS",
+    "device_variable",
+    "environment",
+    "go_regexp_error",
+    "parse_semver",
+]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -572,9 +581,17 @@ def _functions() -> list[Any]:
 @cache
 def environment() -> Any:
     """The CEL environment of DRA selectors (built once)."""
+    # The device's fields are declared as qualified variables ("device.driver", ...): the checker then
+    # knows their types as cel-go does from its DRADevice object type, which the C++ runtime's Python
+    # binding cannot declare.
     return cel.NewEnv(
         _POOL,
-        variables={"device": _DYN},
+        variables={
+            DRIVER: cel.Type.STRING,
+            MULTI_ALLOCATIONS: cel.Type.BOOL,
+            ATTRIBUTES: cel.Type.Map(cel.Type.STRING, cel.Type.Map(cel.Type.STRING, _DYN)),
+            CAPACITY: cel.Type.Map(cel.Type.STRING, cel.Type.Map(cel.Type.STRING, QUANTITY)),
+        },
         extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings()],
         functions=_functions(),
     )
@@ -589,8 +606,14 @@ def _split_name(name: str, driver: str) -> tuple[str, str]:
     return (domain, short) if sep else (driver, name)
 
 
+DRIVER: Final = "device.driver"
+MULTI_ALLOCATIONS: Final = "device.allowMultipleAllocations"
+ATTRIBUTES: Final = "device.attributes"
+CAPACITY: Final = "device.capacity"
+
+
 def device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] | str:
-    """The ``device`` variable (cached on the record), or the error text upstream reports for it."""
+    """The ``device`` variable's fields by qualified name (cached on the record), or upstream's error text."""
     cached = device.cel_input
     if cached is not None and cached[0] == driver:
         return cached[1]  # type: ignore[no-any-return]
@@ -618,8 +641,8 @@ def _build_device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] 
         domain, short = _split_name(name, driver)
         capacity.setdefault(domain, {})[short] = quantity_message(cap.value.value)
     return {
-        "driver": driver,
-        "allowMultipleAllocations": bool(device.allow_multiple_allocations),
-        "attributes": attributes,
-        "capacity": capacity,
+        DRIVER: driver,
+        MULTI_ALLOCATIONS: bool(device.allow_multiple_allocations),
+        ATTRIBUTES: attributes,
+        CAPACITY: capacity,
     }
