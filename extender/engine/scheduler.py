@@ -21,8 +21,9 @@ from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.explain import explain
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
+from extender.engine.plugins.dra_claims import has_claims
 from extender.engine.plugins.dra_extended_resources import dra_equivalence_suffix
-from extender.engine.plugins.dynamic_resources import claims_to_assume, has_claims
+from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
 

@@ -21,7 +21,6 @@ taints, consumable capacity, binding conditions, the filter timeout).
 
 from __future__ import annotations
 
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -47,6 +46,18 @@ from extender.engine.framework import (
     default_normalize,
     unresolvable,
 )
+from extender.engine.plugins.dra_claims import (
+    BindingFailed,
+    ClaimsUnusable,
+    claim_allocation,
+    claim_binding_timed_out,
+    claim_meta,
+    claim_ready_for_binding,
+    claim_requests,
+    claim_status,
+    has_claims,
+    pod_claims,
+)
 from extender.engine.plugins.dra_extended_resources import (
     dra_resources_on_node,
     existing_extended_claim,
@@ -56,6 +67,7 @@ from extender.engine.plugins.dra_extended_resources import (
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
+from extender.kube.duration import parse_duration
 from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
 
 NAME = "DynamicResources"
@@ -69,36 +81,7 @@ RECENT_CYCLES = 64
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
-class ClaimsUnusable(Exception):
-    """The pod's claims cannot be used at the moment (upstream's foreachPodResourceClaim errors)."""
-
-
 # ---- plugin args -------------------------------------------------------------------------------
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: str) -> float:
-    """A Go ``time.Duration`` string ("10s", "1m30s", "250ms", "-1s", "0") in seconds."""
-    raw = text.strip()
-    sign = 1.0
-    if raw[:1] in "+-":
-        sign = -1.0 if raw[0] == "-" else 1.0
-        raw = raw[1:]
-    if raw == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(raw):
-        match = _DURATION_PART.match(raw, pos)
-        if match is None:
-            raise ValueError(f"time: invalid duration {text!r}")
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        pos = match.end()
-    if not raw:
-        raise ValueError(f"time: invalid duration {text!r}")
-    return sign * total
-
-
 def _duration_arg(args: Mapping[str, Any], key: str, default: float) -> float:
     value = args.get(key)
     if value is None:
@@ -130,110 +113,6 @@ class _State:
     subrequest_scores: list[dict[str, int]] | None = None
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
-
-
-def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    status = obj.get("status")
-    return status if isinstance(status, Mapping) else {}
-
-
-def _allocation(claim: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    allocation = _status(claim).get("allocation")
-    return allocation if isinstance(allocation, Mapping) else None
-
-
-def _requests(claim: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    spec = claim.get("spec")
-    devices = spec.get("devices") if isinstance(spec, Mapping) else None
-    requests = devices.get("requests") if isinstance(devices, Mapping) else None
-    return [r for r in requests if isinstance(r, Mapping)] if isinstance(requests, list) else []
-
-
-def _controlled_by(claim: Mapping[str, Any], uid: str) -> bool:
-    """metav1.IsControlledBy: the claim's controller owner reference has the pod's UID."""
-    for ref in _meta(claim).get("ownerReferences") or []:
-        if isinstance(ref, Mapping) and ref.get("controller") is True:
-            return str(ref.get("uid") or "") == uid
-    return False
-
-
-def pod_claims(pod: PodRecord, dra: DRAView) -> list[ClaimEntry]:
-    """The claims of the pod's ``spec.resourceClaims``, in order (upstream's podResourceClaims).
-
-    Raises :class:`ClaimsUnusable` with upstream's message when one cannot be used.
-    """
-    memo_key = "dra.claim_refs"
-    refs = pod.memo.get(memo_key)
-    if refs is None:
-        refs = _claim_refs(pod)
-        pod.memo[memo_key] = refs
-    out: list[ClaimEntry] = []
-    for ref in refs:
-        if isinstance(ref, ClaimsUnusable):
-            raise ref
-        claim_name, must_check_owner = ref
-        if claim_name is None:
-            continue  # a template for which no claim was needed: skipped, as upstream
-        entry = dra.claim(pod.namespace, claim_name)
-        if entry is None:
-            raise ClaimsUnusable(f'could not find ResourceClaim "{pod.namespace}/{claim_name}"')
-        meta = _meta(entry.raw)
-        if meta.get("deletionTimestamp") is not None:
-            raise ClaimsUnusable(f'resourceclaim "{claim_name}" is being deleted')
-        if must_check_owner:
-            claim_namespace = str(meta.get("namespace") or "default")
-            if claim_namespace != pod.namespace:
-                raise ClaimsUnusable(f"ResourceClaim {claim_namespace}/{claim_name} is not in the same namespace "
-                                     f"as Pod {pod.namespace}/{pod.name}")
-            if not _controlled_by(entry.raw, pod.uid):
-                raise ClaimsUnusable(f"ResourceClaim {claim_namespace}/{claim_name} was not created for Pod "
-                                     f"{pod.namespace}/{pod.name} (Pod is not owner)")
-        out.append(entry)
-    return out
-
-
-def _claim_refs(pod: PodRecord) -> list[tuple[str | None, bool] | ClaimsUnusable]:
-    """Each spec.resourceClaims entry resolved to (claim name, must check owner), as resourceclaim.Name."""
-    spec = pod.raw.get("spec")
-    entries = spec.get("resourceClaims") if isinstance(spec, Mapping) else None
-    if not isinstance(entries, list):
-        return []
-    status = pod.raw.get("status")
-    statuses = status.get("resourceClaimStatuses") if isinstance(status, Mapping) else None
-    generated: list[Mapping[str, Any]] = [s for s in statuses if isinstance(s, Mapping)] \
-        if isinstance(statuses, list) else []
-    refs: list[tuple[str | None, bool] | ClaimsUnusable] = []
-    for entry in entries:
-        if not isinstance(entry, Mapping):
-            continue
-        entry_name = str(entry.get("name") or "")
-        if entry.get("resourceClaimName") is not None:
-            refs.append((str(entry["resourceClaimName"]), False))
-        elif entry.get("resourceClaimTemplateName") is not None:
-            for generated_status in generated:
-                if generated_status.get("name") == entry_name:
-                    name = generated_status.get("resourceClaimName")
-                    refs.append((None if name is None else str(name), True))
-                    break
-            else:
-                refs.append(ClaimsUnusable(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'))
-                break
-        else:
-            refs.append(ClaimsUnusable(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{entry_name}": '
-                                       "none of the supported fields are set"))
-            break
-    return refs
-
-
-def has_claims(pod: PodRecord) -> bool:
-    """Whether the pod lists any ResourceClaim (cheap: no lookup)."""
-    spec = pod.raw.get("spec")
-    return isinstance(spec, Mapping) and bool(spec.get("resourceClaims"))
-
-
 def _validate_class(dra: DRAView, class_name: Any, request_name: str) -> Status | None:
     """validateDeviceClass: an empty class is an Error, a missing one UnschedulableAndUnresolvable."""
     if not class_name:
@@ -244,9 +123,9 @@ def _validate_class(dra: DRAView, class_name: Any, request_name: str) -> Status 
 
 
 def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
-    meta = _meta(claim)
+    meta = claim_meta(claim)
     claim_ref = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
-    for request in _requests(claim):
+    for request in claim_requests(claim):
         request_name = str(request.get("name") or "")
         exactly = request.get("exactly")
         first = request.get("firstAvailable")
@@ -264,75 +143,6 @@ def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
         else:
             return unresolvable(f"resource claim {claim_ref}, request {request_name}: unknown request type")
     return None
-
-
-def _condition_true(conditions: Any, condition_type: Any) -> Mapping[str, Any] | None:
-    if not isinstance(conditions, list):
-        return None
-    for cond in conditions:
-        if isinstance(cond, Mapping) and cond.get("type") == condition_type:
-            return cond
-    return None
-
-
-class BindingFailed(Exception):
-    """A device's binding failure condition is true (upstream's ErrDeviceBindingFailed)."""
-
-
-def claim_ready_for_binding(claim: Mapping[str, Any]) -> bool:
-    """isClaimReadyForBinding: every binding condition of every allocated device is true.
-
-    Raises BindingFailed when a binding failure condition is true.
-    """
-    allocation = _allocation(claim)
-    if allocation is None:
-        return False
-    devices = allocation.get("devices")
-    results = devices.get("results") if isinstance(devices, Mapping) else None
-    statuses = _status(claim).get("devices")
-    for result in results if isinstance(results, list) else []:
-        if not isinstance(result, Mapping) or not result.get("bindingConditions"):
-            continue
-        device_status = None
-        for candidate in statuses if isinstance(statuses, list) else []:
-            if isinstance(candidate, Mapping) and all(
-                    candidate.get(k) == result.get(k) for k in ("device", "driver", "pool")):
-                device_status = candidate
-                break
-        if device_status is None:
-            return False
-        conditions = device_status.get("conditions")
-        for cond_type in result.get("bindingFailureConditions") or []:
-            cond = _condition_true(conditions, cond_type)
-            if cond is not None and cond.get("status") == "True":
-                raise BindingFailed(cond_type)
-        for cond_type in result.get("bindingConditions") or []:
-            cond = _condition_true(conditions, cond_type)
-            if cond is None or cond.get("status") != "True":
-                return False
-    return True
-
-
-def claim_binding_timed_out(claim: Mapping[str, Any], binding_timeout: float, now: float) -> bool:
-    """isClaimTimeout: a device waits on binding conditions longer than bindingTimeout since allocation."""
-    allocation = _allocation(claim)
-    if allocation is None:
-        return False
-    stamp = allocation.get("allocationTimestamp")
-    if not isinstance(stamp, str) or not stamp:
-        return False
-    devices = allocation.get("devices")
-    results = devices.get("results") if isinstance(devices, Mapping) else None
-    if not any(isinstance(r, Mapping) and r.get("bindingConditions") is not None
-               for r in (results if isinstance(results, list) else [])):
-        return False
-    from datetime import datetime
-
-    try:
-        allocated_at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return False
-    return allocated_at + binding_timeout < now
 
 
 @register
@@ -396,7 +206,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         available_on: list[NodeSelector | None] = []
         to_allocate: list[int] = []
         for index, entry in enumerate(claims):
-            allocation = _allocation(entry.raw)
+            allocation = claim_allocation(entry.raw)
             selector: NodeSelector | None = None
             if allocation is not None:
                 terms = allocation.get("nodeSelector")
@@ -463,7 +273,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             return unresolvable("cannot fit resource"), None
         if cycle.extended == 0 and not resources:  # no user claim, and the node's device plugin has it all
             return None, None
-        if _allocation(special.raw) is not None:
+        if claim_allocation(special.raw) is not None:
             return None, None
         key = tuple(sorted(resources))
         variant = cycle.extended_variants.get(key)
@@ -491,7 +301,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             if selector is not None and not selector.matches(record.labels, record.name):
                 unavailable = True
                 continue
-            if _allocation(entry.raw) is None:
+            if claim_allocation(entry.raw) is None:
                 continue
             try:
                 ready = claim_ready_for_binding(entry.raw)
@@ -583,9 +393,9 @@ class DynamicResources(FilterPlugin, ScorePlugin):
                 variant = cycle.node_extended.get(node_name)
                 if not include_extended or variant is None:
                     continue
-                meta = {**_meta(variant.raw), "name": f"{pod.name}-extended-resources-{pod.uid}"}
+                meta = {**claim_meta(variant.raw), "name": f"{pod.name}-extended-resources-{pod.uid}"}
                 raw = {**variant.raw, "metadata": meta}
-            status = dict(_status(raw))
+            status = dict(claim_status(raw))
             status["allocation"] = result.to_api()
             reserved = [r for r in status.get("reservedFor") or [] if isinstance(r, Mapping)]
             if not any(r.get("uid") == pod.uid for r in reserved):
@@ -609,7 +419,7 @@ def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -
         if result is not None:
             names = [device.request for device in result.devices]
         else:
-            allocation = _allocation(entry.raw)
+            allocation = claim_allocation(entry.raw)
             devices = allocation.get("devices") if allocation is not None else None
             listed = devices.get("results") if isinstance(devices, Mapping) else None
             names = [str(d.get("request") or "") for d in listed or [] if isinstance(d, Mapping)]
@@ -620,7 +430,7 @@ def prioritized_list_score(cycle: _State, results: Sequence[AllocationResult]) -
 def _subrequest_scores(claim: Mapping[str, Any]) -> dict[str, int]:
     """"request/subrequest" -> ``MaxSize - index`` for a claim's firstAvailable alternatives."""
     out: dict[str, int] = {}
-    for request in _requests(claim):
+    for request in claim_requests(claim):
         if request.get("exactly") is not None:
             continue
         for i, sub in enumerate(request.get("firstAvailable") or []):

@@ -15,11 +15,12 @@ from plugin_harness import filter_verdicts, single_plugin_profile
 
 from extender.cluster.cache import ClusterCache
 from extender.engine.explain import explain_objects
-from extender.engine.plugins.dynamic_resources import DynamicResources, parse_duration
+from extender.engine.plugins.dynamic_resources import DynamicResources
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
 from extender.engine.simulate import Simulator
+from extender.kube.duration import parse_duration
 
 NAME = "DynamicResources"
 UAU = "UnschedulableAndUnresolvable"
