@@ -1270,8 +1270,19 @@ class _DRAGen:
                 request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
                                                       "allocationMode": "ExactCount", "count": 1}}
                 claim = self.claim_obj(ns, name, [request])
-                self.allocate(claim, node, [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}],
-                              "other")
+                result = {"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}
+                binding = self.chance(0.35)
+                if binding:  # a device that waits for its driver before the pod may bind
+                    result["bindingConditions"] = ["example.com/attached"]
+                    result["bindingFailureConditions"] = ["example.com/attach-failed"]
+                self.allocate(claim, node, [result], "other")
+                if binding and self.chance(0.7):
+                    cond_type = rng.choice(["example.com/attached", "example.com/attach-failed"])
+                    claim["status"]["devices"] = [{
+                        "driver": GPU_DRIVER, "pool": node, "device": device,
+                        "conditions": [{"type": cond_type, "status": rng.choice(["True", "False"]),
+                                        "reason": "Driver", "message": "", "observedGeneration": 0,
+                                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]}]
                 self.objects.append(claim)
                 pod_claims.append({"name": entry, "resourceClaimName": name})
             elif self.edge:
