@@ -172,6 +172,7 @@ def _claim(rng: random.Random, index: int) -> dict[str, Any]:
     devices: dict[str, Any] = {"requests": requests}
     if rng.random() < 0.3:
         names = [r["name"] for r in requests]
+        names += [f'{r["name"]}/{sub["name"]}' for r in requests for sub in r.get("firstAvailable", ())]
         chosen = rng.sample(names, rng.randint(0, len(names)))
         kind = rng.choice(["matchAttribute", "distinctAttribute"])
         attribute = rng.choice([f"{GPU}/numa", f"{GPU}/model", f"{GPU}/index"])
@@ -179,9 +180,14 @@ def _claim(rng: random.Random, index: int) -> dict[str, Any]:
         if chosen:
             constraint["requests"] = chosen
         devices["constraints"] = [constraint]
-    if rng.random() < 0.2:
-        devices["config"] = [{"requests": [requests[0]["name"]],
-                              "opaque": {"driver": GPU, "parameters": {"claim": index}}}]
+    if rng.random() < 0.3:
+        targets = [r["name"] for r in requests]
+        targets += [f'{r["name"]}/{sub["name"]}' for r in requests for sub in r.get("firstAvailable", ())]
+        devices["config"] = [
+            {"requests": rng.sample(targets, rng.randint(0, min(2, len(targets)))),
+             "opaque": {"driver": GPU, "parameters": {"claim": index, "config": i}}}
+            for i in range(rng.randint(1, 2))
+        ]
     return {"metadata": {"name": f"claim-{index}", "namespace": "default", "uid": f"uid-{index}"},
             "spec": {"devices": devices}, "status": {}}
 
