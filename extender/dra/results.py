@@ -4,7 +4,8 @@
 :class:`DeviceResult` per allocated device, in allocation order), ``config`` (class configs first,
 then the claim's, as upstream orders them) and ``node_selector`` (a ``v1.NodeSelector`` dict, or None
 when the devices are available everywhere). :meth:`AllocationResult.to_api` renders the API dict
-(Go field names), ready to be stored as the claim's ``status.allocation`` in an assumed claim.
+(Go field names, a fresh copy), ready to be stored as the claim's ``status.allocation`` in an
+assumed claim.
 
 :class:`AllocationError` carries upstream's error text (``str(err)``); ``err.failed_on_node`` is True
 for errors that upstream wraps with ``ErrFailedAllocationOnNode`` (the plugin turns those into an
@@ -15,6 +16,7 @@ a broken claim or class: upstream returns it as an Error status with the text un
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,7 +56,7 @@ class DeviceResult:
         if self.admin_access is not None:
             out["adminAccess"] = self.admin_access
         if self.tolerations:
-            out["tolerations"] = [dict(t.raw) for t in self.tolerations]
+            out["tolerations"] = [copy.deepcopy(dict(t.raw)) for t in self.tolerations]
         if self.binding_conditions:
             out["bindingConditions"] = list(self.binding_conditions)
         if self.binding_failure_conditions:
@@ -76,8 +78,8 @@ class ConfigResult:
     raw: Mapping[str, Any]
 
     def to_api(self) -> dict[str, Any]:
-        """The API dict."""
-        out: dict[str, Any] = {k: v for k, v in self.raw.items() if k != "requests"}
+        """The API dict (a copy: the class's or claim's configuration stays untouched)."""
+        out: dict[str, Any] = {k: copy.deepcopy(v) for k, v in self.raw.items() if k != "requests"}
         out["source"] = self.source
         if self.requests:
             out["requests"] = list(self.requests)
@@ -101,5 +103,5 @@ class AllocationResult:
             devices["config"] = [c.to_api() for c in self.config]
         out: dict[str, Any] = {"devices": devices}
         if self.node_selector is not None:
-            out["nodeSelector"] = self.node_selector
+            out["nodeSelector"] = copy.deepcopy(self.node_selector)
         return out

@@ -233,3 +233,17 @@ def test_exhaustive_search_stops_at_the_deadline() -> None:
     with pytest.raises(AllocationError) as err:
         allocator(slices).allocate("node-a", {}, [claim_record(hard)], deadline=time.monotonic() + 0.2)
     assert err.value.timed_out
+
+
+def test_results_in_api_shape_are_copies() -> None:
+    slices = [gpu_slice("node-a")]
+    alloc = allocator(slices)
+    results = alloc.allocate("node-a", {}, [claim_record(claim("c1"))])
+    assert results is not None
+    api = results[0].to_api()
+    api["devices"]["config"][0]["opaque"]["parameters"]["sharing"] = "changed"
+    api["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"].append("other")
+    again = results[0].to_api()
+    assert again["devices"]["config"][0]["opaque"]["parameters"] == {"sharing": "none"}
+    assert again["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["node-a"]
+    assert alloc.classes["gpu"].config[0]["opaque"]["parameters"] == {"sharing": "none"}
