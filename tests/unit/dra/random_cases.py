@@ -114,6 +114,9 @@ def _slices(rng: random.Random) -> list[dict[str, Any]]:
                 "sharedCounters": [{"name": "cs-0", "counters": {"mem": {"value": rng.choice(["16Gi", "24Gi"])}}}],
             }})
         per_device = rng.random() < 0.1 and not selection.get("nodeName")
+        # Some pools span nodes: each slice picks its own node, and one may be of a newer generation.
+        spans_nodes = slice_count > 1 and rng.random() < 0.4
+        newer_elsewhere = spans_nodes and rng.random() < 0.3
         for slice_index in range(max(present, 0)):
             devices = [_device(rng, f"dev-{slice_index}-{i}", driver, counter_sets) for i in range(rng.randint(1, 5))]
             spec: dict[str, Any] = {
@@ -126,6 +129,13 @@ def _slices(rng: random.Random) -> list[dict[str, Any]]:
                 spec["perDeviceNodeSelection"] = True
                 for device in devices:
                     device.update(_node_selection(rng))
+            elif spans_nodes:
+                spec.update(_node_selection(rng))
+                if newer_elsewhere and slice_index == present - 1:
+                    spec["pool"]["generation"] = generation + 1
+                    spec["nodeName"] = "node-2"
+                    spec.pop("allNodes", None)
+                    spec.pop("nodeSelector", None)
             else:
                 spec.update(selection)
             slices.append({"metadata": {"name": f"{pool}-s{slice_index}"}, "spec": spec})
