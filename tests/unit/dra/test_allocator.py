@@ -247,3 +247,24 @@ def test_results_in_api_shape_are_copies() -> None:
     assert again["devices"]["config"][0]["opaque"]["parameters"] == {"sharing": "none"}
     assert again["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["node-a"]
     assert alloc.classes["gpu"].config[0]["opaque"]["parameters"] == {"sharing": "none"}
+
+
+def test_pools_follow_new_slices_and_node_labels() -> None:
+    first = allocator([gpu_slice("node-a", 1)]).allocate("node-a", {}, [claim_record(claim("c1"))])
+    assert first is not None and first[0].devices[0].device == "gpu-0"
+    renamed = gpu_slice("node-a", 1)
+    renamed["spec"]["devices"][0]["name"] = "gpu-9"
+    second = allocator([renamed]).allocate("node-a", {}, [claim_record(claim("c1"))])
+    assert second is not None and second[0].devices[0].device == "gpu-9"
+
+    by_label = gpu_slice("node-a", 1)
+    del by_label["spec"]["nodeName"]
+    by_label["spec"]["nodeSelector"] = {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["yes"]}]}]
+    }
+    alloc = allocator([by_label])
+    assert alloc.allocate("node-a", {"gpu": "yes"}, [claim_record(claim("c1"))]) is not None
+    assert alloc.allocate("node-a", {"gpu": "no"}, [claim_record(claim("c1"))]) is None
+    labelled = alloc.allocate("node-a", {"gpu": "yes"}, [claim_record(claim("c1"))])
+    assert labelled is not None
+    assert labelled[0].node_selector == by_label["spec"]["nodeSelector"]
