@@ -47,8 +47,8 @@ MAX_DEVICE_RESULTS: Final = 200_000
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _STRING_LITERAL = re.compile(r"""[rR]?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
-#: ``attributes["domain"]`` / ``capacity['domain']``: the domains a selector looks up.
-_INDEXED_DOMAIN = re.compile(r"""\b(?:attributes|capacity)\s*\[\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\]""")
+#: ``device.attributes["domain"]`` / ``device.capacity['domain']``: a domain looked up by a literal.
+_DOMAIN_LOOKUP = re.compile(r"""\bdevice\s*\.\s*(?:attributes|capacity)\s*(\[)\s*("[^"\\\n]*"|'[^'\\\n]*')\s*(\])""")
 #: ``device.<field>``.
 _DEVICE_FIELD = re.compile(r"\bdevice\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 _DEVICE_FIELDS: Final = frozenset({"driver", "allowMultipleAllocations", "attributes", "capacity"})
@@ -85,9 +85,23 @@ def _blank_strings(expression: str) -> str:
     return _STRING_LITERAL.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], expression)
 
 
-def _indexed_domains(expression: str) -> frozenset[str]:
-    """The domains a selector looks up with a literal: ``attributes["d"]``, ``capacity["d"]``."""
-    return frozenset(m.group(1)[1:-1] for m in _INDEXED_DOMAIN.finditer(expression))
+def _with_default_domains(expression: str) -> str:
+    """The expression with ``device.attributes["d"]`` written ``device.attributes[?"d"].orValue({})``.
+
+    Upstream's attribute and capacity maps answer a domain the device does not have with an empty
+    map (while ``"d" in device.attributes`` stays false); optional indexing says the same in CEL.
+    """
+    blanked = _blank_strings(expression)
+    pieces, last = [], 0
+    for match in _DOMAIN_LOOKUP.finditer(blanked):
+        start = match.start()
+        if start > 0 and (expression[start - 1] in "._" or expression[start - 1].isalnum()):
+            continue
+        pieces.append(expression[last : match.start(1)])
+        pieces.append("[?" + expression[match.start(2) : match.end(2)] + "].orValue({})")
+        last = match.end(3)
+    pieces.append(expression[last:])
+    return "".join(pieces)
 
 
 def _location(expression: str, offset: int) -> tuple[int, int]:
@@ -169,13 +183,12 @@ def _member_call_format(expression: str, message: str) -> str:
 class CompiledExpression:
     """One compiled selector: ``error`` (compile error text) or a program to evaluate per device."""
 
-    __slots__ = ("_program", "_results", "domains", "error", "expression")
+    __slots__ = ("_program", "_results", "error", "expression")
 
     def __init__(self, expression: str, program: Any, error: str | None) -> None:
         self.expression = expression
         self._program = program
         self.error = error
-        self.domains = _indexed_domains(expression)
         self._results: dict[int, tuple[DeviceRecord, bool, str | None]] = {}
 
     def device_matches(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
@@ -195,16 +208,6 @@ class CompiledExpression:
         variables = cel_library.device_variable(device, driver)
         if isinstance(variables, str):
             return False, variables
-        attributes, capacity = variables[cel_library.ATTRIBUTES], variables[cel_library.CAPACITY]
-        missing = [d for d in self.domains if d not in attributes or d not in capacity]
-        if missing:
-            # Upstream's attribute and capacity maps answer unknown domains with an empty map.
-            attributes = dict(attributes)
-            capacity = dict(capacity)
-            for domain in missing:
-                attributes.setdefault(domain, {})
-                capacity.setdefault(domain, {})
-            variables = {**variables, cel_library.ATTRIBUTES: attributes, cel_library.CAPACITY: capacity}
         try:
             result = self._program.eval(data=variables)
         except Exception as err:  # the runtime raises for errors found while evaluating
@@ -260,6 +263,10 @@ def compile_expression(expression: str) -> CompiledExpression:
         # An attribute domain's map has values of cel-go's any type, printed as google.protobuf.Any.
         name = _go_type_name(str(output.name())).replace("map(string, dyn)", "map(string, google.protobuf.Any)")
         return CompiledExpression(expression, None, f"must evaluate to bool or the unknown type, not {name}")
+    evaluated = _with_default_domains(expression)
+    if evaluated != expression:
+        # Checked as written (errors point into the user's text); evaluated with default domains.
+        program = env.compile(evaluated)
     return CompiledExpression(expression, program, None)
 
 
