@@ -43,6 +43,8 @@ SELECTORS = [
     f'device.driver != "{GPU}" || device.attributes["{GPU}"].version.isGreaterThan(semver("1.5.0"))',
     f'"numa" in device.attributes["{GPU}"] && device.attributes["{GPU}"].numa == 0',
     "device.allowMultipleAllocations",
+    f'"{GPU}" in device.attributes && "model" in device.attributes["{GPU}"]',
+    f'"numa" in device.attributes["{GPU}"] || device.capacity["{NIC}"].size() == 0',
     "true",
 ]
 #: Selectors that fail on some devices (a missing attribute) or never compile.
