@@ -1071,6 +1071,7 @@ class _DRAGen:
         self.edge = edge_cases
         self.objects: list[Obj] = []
         self.devices: dict[str, list[str]] = {}  # node -> GPU device names
+        self.shared: dict[str, list[tuple[str, str]]] = {}  # node -> (multi-allocatable GPU, its memory)
         self.n = 0
 
     def chance(self, p: float) -> bool:
@@ -1094,8 +1095,12 @@ class _DRAGen:
             if self.chance(0.2):
                 self.nic_slice(node)
         for node, devices in self.devices.items():
+            shared = dict(self.shared.get(node, []))
             for device in devices:
-                if self.chance(0.25):
+                if device in shared:
+                    for _ in range(self.rng.choice([0, 1, 2])):  # shares of it already handed out
+                        self.shared_claim(node, device)
+                elif self.chance(0.25):
                     self.allocated_claim(node, device)
         self.incoming(pod)
         return self.objects
@@ -1144,6 +1149,7 @@ class _DRAGen:
                 device["bindingFailureConditions"] = ["example.com/attach-failed"]
             elif self.chance(0.15):  # shared by consumed capacity
                 device["allowMultipleAllocations"] = True
+                self.shared.setdefault(node, []).append((f"gpu-{i}", memory))
                 device["capacity"]["memory"]["requestPolicy"] = {
                     "default": "10Gi", "validRange": {"min": "5Gi", "step": "5Gi"}}
             devices.append(device)
@@ -1194,6 +1200,18 @@ class _DRAGen:
         claim = self.claim_obj(ns, name, [request])
         self.allocate(claim, node, [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}],
                       f"user-{device}")
+        self.objects.append(claim)
+
+    def shared_claim(self, node: str, device: str) -> None:
+        """A claim holding a share of a multi-allocatable GPU: its share ID and the memory it consumed."""
+        self.n += 1
+        share = f"00000000-0000-4000-8000-{self.seed % 10**6:06d}{self.n:06d}"
+        consumed = self.rng.choice(["10Gi", "15Gi", "20Gi"])
+        request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount",
+                                              "count": 1, "capacity": {"requests": {"memory": consumed}}}}
+        claim = self.claim_obj(self.rng.choice(list(NAMESPACES)), f"share-{node}-{device}-{self.n}", [request])
+        self.allocate(claim, node, [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device,
+                                     "shareID": share, "consumedCapacity": {"memory": consumed}}], f"user-{self.n}")
         self.objects.append(claim)
 
     def exact(self, klass: str | None = None) -> Obj:
