@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
+from extender.dra.capacity import consumed_capacity, fits_capacity
 from extender.dra.cel import CelCache
+from extender.dra.constraints import Constraint, DistinctAttribute, MatchAttribute
 from extender.dra.pools import Pool, PoolError, gather_pools, node_matches
 from extender.dra.records import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
-    Attribute,
     ClaimRecord,
-    DeviceCapacity,
     DeviceClassRecord,
     DeviceRecord,
     DeviceRequest,
@@ -49,7 +49,6 @@ from extender.dra.records import (
     SliceRecord,
 )
 from extender.dra.results import AllocationError, AllocationResult, ConfigResult, DeviceResult
-from extender.kube.quantity import value as quantity_value
 
 __all__ = [
     "ALLOCATION_RESULTS_MAX_SIZE",
@@ -168,196 +167,6 @@ class Allocator:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Constraints
-
-
-class _MatchAttribute:
-    """All devices of the named requests share one value of the attribute."""
-
-    __slots__ = ("attribute", "first", "num_devices", "requests")
-
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        self.requests = frozenset(requests)
-        self.attribute = attribute
-        self.first: Attribute | None = None
-        self.num_devices = 0
-
-    def applies(self, request: str, sub_request: str) -> bool:
-        if not self.requests:
-            return True
-        if not sub_request:
-            return request in self.requests
-        return request in self.requests or f"{request}/{sub_request}" in self.requests
-
-    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
-        if not self.applies(request, sub_request):
-            return True
-        attr = _lookup_attribute(device, driver, self.attribute)
-        if attr is None:
-            return False
-        if self.num_devices == 0:
-            self.first = attr
-            self.num_devices = 1
-            return True
-        if not attr.kind or self.first is None or self.first.kind != attr.kind or self.first.value != attr.value:
-            return False
-        self.num_devices += 1
-        return True
-
-    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
-        if self.applies(request, sub_request):
-            self.num_devices -= 1
-
-
-class _DistinctAttribute:
-    """No two devices of the named requests share a value of the attribute.
-
-    Like upstream, the values are remembered per request name, so a later device of the same request
-    replaces the value remembered for the earlier one.
-    """
-
-    __slots__ = ("attribute", "num_devices", "requests", "values")
-
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        self.requests = frozenset(requests)
-        self.attribute = attribute
-        self.values: dict[str, Attribute] = {}
-        self.num_devices = 0
-
-    def applies(self, request: str, sub_request: str) -> bool:
-        if not self.requests:
-            return True
-        if not sub_request:
-            return request in self.requests
-        return request in self.requests or f"{request}/{sub_request}" in self.requests
-
-    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
-        if not self.applies(request, sub_request):
-            return True
-        attr = _lookup_attribute(device, driver, self.attribute)
-        if attr is None:
-            return False
-        if self.num_devices == 0:
-            self.values[request] = attr
-            self.num_devices = 1
-            return True
-        if not attr.kind:
-            return False
-        for other in self.values.values():
-            if other.kind == attr.kind and other.value == attr.value:
-                return False
-        self.values[request] = attr
-        self.num_devices += 1
-        return True
-
-    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
-        if self.applies(request, sub_request):
-            self.values.pop(request, None)
-            self.num_devices -= 1
-
-
-_Constraint = _MatchAttribute | _DistinctAttribute
-
-
-def _lookup_attribute(device: DeviceRecord, driver: str, name: str) -> Attribute | None:
-    """A fully qualified attribute; the driver's own domain may also be given without a domain."""
-    attr = device.attributes.get(name)
-    if attr is not None:
-        return attr
-    domain, sep, short = name.partition("/")
-    if not sep or domain != driver:
-        return None
-    return device.attributes.get(short)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Consumable capacity
-
-
-def _consumed(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
-    """The capacity a request takes from a device after its request policy (upstream calculateConsumedCapacity)."""
-    policy = capacity.request_policy
-    if requested is None:
-        if policy is not None and policy.default is not None:
-            return policy.default
-        return capacity.value
-    if policy is None:
-        return requested
-    if policy.has_valid_range and policy.valid_range_min is not None:
-        minimum = policy.valid_range_min
-        if requested.value < minimum.value:
-            return minimum
-        if policy.valid_range_step is None:
-            return requested
-        step = quantity_value(policy.valid_range_step.value)
-        low = quantity_value(minimum.value)
-        added = quantity_value(requested.value) - low
-        n = abs(added) // step * (1 if added >= 0 else -1)  # Go's truncating division
-        if added - n * step != 0:
-            n += 1
-        rounded = low + step * n
-        return Quantity(Fraction(rounded), format_binary_si(rounded))
-    if policy.valid_values:
-        for valid in policy.valid_values:
-            if requested.value <= valid.value:
-                return valid
-    return requested
-
-
-def _violates_policy(consumed: Quantity, capacity: DeviceCapacity) -> bool:
-    policy = capacity.request_policy
-    if policy is None:
-        return False
-    if policy.default is not None and consumed.value == policy.default.value:
-        return False
-    if policy.has_valid_range:
-        if policy.valid_range_max is not None and consumed.value > policy.valid_range_max.value:
-            return True
-        if policy.valid_range_step is not None:
-            low = quantity_value(policy.valid_range_min.value) if policy.valid_range_min is not None else 0
-            step = quantity_value(policy.valid_range_step.value)
-            if step and (quantity_value(consumed.value) - low) % step != 0:
-                return True
-        return False
-    if policy.valid_values:
-        return all(consumed.value != valid.value for valid in policy.valid_values)
-    return False
-
-
-def _fits_capacity(
-    requests: Mapping[str, Quantity] | None,
-    capacity: Mapping[str, DeviceCapacity],
-    consumed_before: Mapping[str, Fraction],
-    allocating: Mapping[str, Fraction],
-) -> bool | None:
-    """Upstream ``CmpRequestOverCapacity``; None when a requested capacity is not defined by the device."""
-    if requests and any(name not in capacity for name in requests):
-        return None
-    for name, cap in capacity.items():
-        consumed = _consumed(requests.get(name) if requests else None, cap)
-        if _violates_policy(consumed, cap):
-            return False
-        total = consumed_before.get(name, Fraction(0)) + consumed.value + allocating.get(name, Fraction(0))
-        if total > cap.value.value:
-            return False
-    return True
-
-
-_BINARY_SUFFIXES: Final = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-
-
-def format_binary_si(number: int) -> str:
-    """An integer as ``resource.NewQuantity(n, BinarySI).String()`` prints it."""
-    if -1024 < number < 1024:
-        return str(number)
-    exponent = 0
-    while exponent < len(_BINARY_SUFFIXES) - 1 and number % 1024 == 0 and number != 0:
-        number //= 1024
-        exponent += 1
-    return f"{number}{_BINARY_SUFFIXES[exponent]}"
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # One Allocate call
 
 
@@ -418,7 +227,7 @@ class _Run:
         self.deadline = deadline
         self.pools: list[Pool] = []
         self.request_data: dict[_RequestKey, _RequestData] = {}
-        self.constraints: list[list[_Constraint]] = []
+        self.constraints: list[list[Constraint]] = []
         self.match_cache: dict[tuple[int, _RequestKey], bool] = {}
         self.allocating_devices: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
@@ -481,12 +290,12 @@ class _Run:
                     f"claim {claim.key}: number of requested devices {min_devices} "
                     f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}"
                 )
-            constraints: list[_Constraint] = []
+            constraints: list[Constraint] = []
             for index, constraint in enumerate(claim.spec.constraints):
                 if constraint.kind == "matchAttribute":
-                    constraints.append(_MatchAttribute(constraint.requests, constraint.attribute))
+                    constraints.append(MatchAttribute(constraint.requests, constraint.attribute))
                 elif constraint.kind == "distinctAttribute":
-                    constraints.append(_DistinctAttribute(constraint.requests, constraint.attribute))
+                    constraints.append(DistinctAttribute(constraint.requests, constraint.attribute))
                 else:
                     raise AllocationError(
                         f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)"
@@ -677,7 +486,7 @@ class _Run:
         ):
             # Every capacity is consumed whole and nothing else holds any: it fits.
             return True
-        fits = _fits_capacity(
+        fits = fits_capacity(
             request.capacity_requests,
             device.capacity,
             self.a.allocated.aggregated_capacity.get(device_id, {}),
@@ -811,7 +620,7 @@ class _Run:
             self.allocating_devices.setdefault(device_id, set()).add(claim_index)
             marked = True
 
-        consumed_capacity: dict[str, Quantity] | None = None
+        taken: dict[str, Quantity] | None = None
         capacity_existed = False
         share_id: str | None = None
         if self.features.consumable_capacity:
@@ -819,14 +628,15 @@ class _Run:
                 rollback(marked, None, False, False)
                 return None
             if multi:
-                consumed_capacity = {
-                    name: _consumed(request.capacity_requests.get(name) if request.capacity_requests else None, cap)
+                taken = {
+                    name: consumed_capacity(request.capacity_requests.get(name) if request.capacity_requests else None,
+                                            cap)
                     for name, cap in device.capacity.items()
                 }
                 share_id = str(uuid.uuid4())
                 capacity_existed = device_id in self.allocating_capacity
                 current = self.allocating_capacity.setdefault(device_id, {})
-                for name, q in consumed_capacity.items():
+                for name, q in taken.items():
                     current[name] = current.get(name, Fraction(0)) + q.value
 
         self.results[claim_index].append(
@@ -839,10 +649,10 @@ class _Run:
                 spec=request,
                 admin_access=True if admin else None,
                 share_id=share_id,
-                consumed_capacity=consumed_capacity or None,
+                consumed_capacity=taken or None,
             )
         )
-        capacity_record = consumed_capacity
+        capacity_record = taken
         return lambda: rollback(marked, capacity_record, capacity_existed, True)
 
     # -- partitionable devices ------------------------------------------------------------------------------------

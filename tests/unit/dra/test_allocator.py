@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from extender.dra.allocator import DEFAULT_FEATURES, Allocator, allocated_state, format_binary_si
+from extender.dra.allocator import DEFAULT_FEATURES, Allocator, allocated_state
+from extender.dra.capacity import format_binary_si
 from extender.dra.cel import CelCache
 from extender.dra.records import (
     DRAObjectError,

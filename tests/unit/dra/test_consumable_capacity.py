@@ -6,7 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from extender.dra.allocator import _consumed, _fits_capacity, _violates_policy
+from extender.dra.capacity import consumed_capacity as _consumed
+from extender.dra.capacity import fits_capacity as _fits_capacity
+from extender.dra.capacity import violates_policy as _violates_policy
 from extender.dra.records import DeviceCapacity, Quantity, RequestPolicy
 
 
