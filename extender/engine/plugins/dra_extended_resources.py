@@ -64,11 +64,14 @@ def wants_dra_extended_resources(pod: PodRecord, classes: Mapping[str, str]) -> 
 def existing_extended_claim(pod: PodRecord, claims: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """findExtendedResourceClaim: the claim an earlier cycle created for the pod's extended resources."""
     for claim in claims:
-        meta = claim.get("metadata") or {}
-        if (meta.get("annotations") or {}).get(EXTENDED_CLAIM_ANNOTATION) != "true":
+        meta = claim.get("metadata")
+        annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+        if not isinstance(annotations, Mapping) or annotations.get(EXTENDED_CLAIM_ANNOTATION) != "true":
             continue
-        for ref in meta.get("ownerReferences") or []:
-            if ref.get("name") == pod.name and ref.get("controller") is True and ref.get("uid") == pod.uid:
+        refs = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
+        for ref in refs if isinstance(refs, list) else []:
+            if isinstance(ref, Mapping) and ref.get("name") == pod.name and ref.get("controller") is True \
+                    and ref.get("uid") == pod.uid:
                 return claim
     return None
 
@@ -105,8 +108,9 @@ def dra_resources_on_node(pod: PodRecord, node: NodeInfo, classes: Mapping[str, 
 
 
 def _container_request(container: Mapping[str, Any], resource: str) -> int:
-    requests = (container.get("resources") or {}).get("requests") or {}
-    if resource not in requests:
+    resources = container.get("resources")
+    requests = resources.get("requests") if isinstance(resources, Mapping) else None
+    if not isinstance(requests, Mapping) or resource not in requests:
         return 0
     try:
         value = decode_quantity(requests[resource])
@@ -127,7 +131,7 @@ def _container_device_request(index: int, container: Mapping[str, Any], resource
             covered += request["exactly"]["count"]
             if covered >= wanted:
                 return None
-    names = sorted((container.get("resources") or {}).get("requests") or {})
+    names = sorted((container.get("resources") or {}).get("requests") or {})  # both checked above
     position = names.index(resource) if resource in names else 0
     return {"name": f"container-{index}-request-{position}",
             "exactly": {"deviceClassName": klass, "allocationMode": "ExactCount", "count": wanted - covered}}
@@ -136,9 +140,11 @@ def _container_device_request(index: int, container: Mapping[str, Any], resource
 def extended_claim_requests(pod: PodRecord, resources: Mapping[str, int],
                             classes: Mapping[str, str]) -> list[dict[str, Any]]:
     """createRequestsAndMappings: one device request per container and resource, init containers folded."""
-    spec = pod.raw.get("spec") or {}
-    init = [c for c in spec.get("initContainers") or [] if isinstance(c, Mapping)]
-    containers = init + [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
+    spec = pod.raw.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    listed_init, listed = spec.get("initContainers"), spec.get("containers")
+    init = [c for c in listed_init if isinstance(c, Mapping)] if isinstance(listed_init, list) else []
+    containers = init + ([c for c in listed if isinstance(c, Mapping)] if isinstance(listed, list) else [])
     long_lived = [i for i, c in enumerate(containers) if i >= len(init) or c.get("restartPolicy") == "Always"]
     short_lived = [i for i in range(len(init)) if init[i].get("restartPolicy") != "Always"]
     requests: list[dict[str, Any]] = []

@@ -258,3 +258,16 @@ def test_prioritize_after_filter_sees_devices_taken_in_between() -> None:
     cache.apply(claim("taken", [exact_request()], allocated_on="n2", devices=["gpu-0"]))
     after = dict(scheduler.prioritize(None, pod, passed, None))
     assert after["n1"] > after["n2"] == 0
+
+
+def test_claim_entry_without_a_source() -> None:
+    verdicts = filter_verdicts(NAME, pod_with_claims({"name": "c"}), cluster())
+    assert single(verdicts) == {
+        (UAU, ('pod "default/p", spec.resourceClaim "c": none of the supported fields are set',))}
+
+
+def test_malformed_claim_lists_are_no_crash() -> None:
+    pod = pod_with_claims()
+    pod["spec"]["resourceClaims"] = "gpu"
+    out = explain_objects(cluster(), pod, None)
+    assert out["error"] is None and out["prefilter"][NAME]["code"] == "Skip"
