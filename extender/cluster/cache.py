@@ -139,6 +139,8 @@ class ClusterCache:
         state = self._pods.pop(key, None)
         if state is not None:
             self._unaccount(state.pod)
+            if state.assumed:  # deleted before its binding was confirmed: its claims' devices go back too
+                self.dra.forget(key)
 
     def _account(self, pod: PodRecord) -> None:
         info = self._nodes.get(pod.node_name)

@@ -126,3 +126,13 @@ def test_simulation_consumes_devices_placement_by_placement() -> None:
     assert sorted(placed[:2]) == ["n1", "n2"]
     assert placed[2] == ""
     assert "cannot allocate all claims" in result.placements[2].message
+
+
+def test_deleting_an_assumed_pod_releases_its_assumed_claims() -> None:
+    cache = gpu_cluster()
+    cache.apply(claim("c", [exact_request()]))
+    pod = PodRecord(pod_with_claims({"name": "x", "resourceClaimName": "c"}))
+    cache.assume_pod(pod, "n1", [_assumed_claim(cache)])
+    cache.remove_pod(pod.cache_key)
+    entry = cache.snapshot().dra.claim("default", "c")
+    assert entry is not None and entry.record.allocation is None
