@@ -20,10 +20,11 @@ per device (selectors are pure functions of the device).
 
 The device's fields are declared to the checker as qualified variables (``device.driver``...), so
 their types are checked as cel-go checks them. Known differences from cel-go: a bare ``device``
-(not followed by a field) is an undeclared reference; runtime cost limits are not enforced
-(cel-expr-python has no cost tracker); regular expressions use Python's ``re``; the URL and format
-libraries, two-variable comprehensions and the list ``indexOf``/``lastIndexOf`` are missing
-(``tests/unit/dra/test_cel_parity.py`` lists every difference found against upstream).
+(not followed by a field) is an undeclared reference; cel-go's runtime cost limit is approximated
+by the C++ runtime's comprehension iteration budget (same error text, different threshold);
+regular expressions use Python's ``re``; the URL and format libraries, two-variable comprehensions
+and the list ``indexOf``/``lastIndexOf`` are missing (``tests/unit/dra/test_cel_parity.py`` lists
+every difference found against upstream).
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ def _runtime_error_text(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
+    if text == "Iteration budget exceeded":
+        # The C++ runtime's comprehension budget stands in for cel-go's runtime cost limit.
+        return "operation cancelled: actual cost limit exceeded"
     index_error = re.fullmatch(r"Index error: index=(-?\d+) size=\d+", text)
     if index_error:
         return f"index out of bounds: {index_error.group(1)}"
