@@ -21,7 +21,7 @@ per device (selectors are pure functions of the device).
 The device's fields are declared to the checker as qualified variables (``device.driver``...), so
 their types are checked as cel-go checks them. Known differences from cel-go: a bare ``device``
 (not followed by a field) is an undeclared reference; cel-go's runtime cost limit is approximated
-by the C++ runtime's comprehension iteration budget (same error text, different threshold);
+by the C++ runtime's comprehension budget (10,000 iterations per evaluation; same error text);
 regular expressions use Python's ``re``; the URL and format libraries, two-variable comprehensions
 and the list ``indexOf``/``lastIndexOf`` are missing (``tests/unit/dra/test_cel_parity.py`` lists
 every difference found against upstream).
