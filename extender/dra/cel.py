@@ -1,9 +1,12 @@
 """CEL device selectors, compiled and evaluated as upstream's ``dynamic-resource-allocation/cel`` does.
 
-The runtime is ``cel-expr-python`` (the CEL C++ implementation): it parses and type-checks, and
-its parse/check errors have cel-go's format (``ERROR: <input>:1:5: Syntax error: ...`` with the
-source line and a caret). Kubernetes' CEL libraries that the runtime lacks are added by
-:mod:`extender.dra.cel_library` (quantity, semver, regex ``find``/``findAll``, lists, sets).
+The runtime is ``cel-expr-python`` (the CEL C++ implementation). Measured on a typical selector (a
+driver check and two attribute comparisons): ``cel-python`` (pure Python) takes ~1 ms per
+evaluation; ``common-expression-language`` (Rust) ~30 us but has no type checker and cannot carry
+quantity or semver values; ``cel-expr-python`` ~15 us, with a checker whose errors have cel-go's
+format (``ERROR: <input>:1:5: Syntax error: ...`` with the source line and a caret). Kubernetes' CEL
+libraries that the runtime lacks are added by :mod:`extender.dra.cel_library` (quantity, semver,
+regex ``find``/``findAll``, lists, sets, IP, CIDR).
 
 The ``device`` variable has upstream's shape: ``driver``, ``allowMultipleAllocations``,
 ``attributes`` and ``capacity``, the last two maps of domain to map of name to value. A name
