@@ -212,11 +212,11 @@ class CompiledExpression:
     def _evaluate(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
         if self._program is None:
             return False, self.error
-        variables = cel_library.device_variable(device, driver)
-        if isinstance(variables, str):
-            return False, variables
+        activation = cel_library.device_activation(device, driver)
+        if isinstance(activation, str):
+            return False, activation
         try:
-            result = self._program.eval(data=variables)
+            result = self._program.eval(activation)
         except Exception as err:  # the runtime raises for errors found while evaluating
             return False, _runtime_error_text(str(err))
         if result.type() == cel.Type.ERROR:

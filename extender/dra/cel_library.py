@@ -47,6 +47,7 @@ __all__ = [
     "CAPACITY",
     "DRIVER",
     "MULTI_ALLOCATIONS",
+    "device_activation",
     "device_variable",
     "environment",
     "go_regexp_error",
@@ -613,13 +614,27 @@ CAPACITY: Final = "device.capacity"
 
 
 def device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] | str:
-    """The ``device`` variable's fields by qualified name (cached on the record), or upstream's error text."""
+    """The ``device`` variable's fields by qualified name, or upstream's error text for the device."""
+    return _device_input(device, driver)[0]
+
+
+def device_activation(device: DeviceRecord, driver: str) -> Any:
+    """The runtime's activation for a device (built once, cached on the record), or upstream's error text.
+
+    An activation holds the device's values already converted for the C++ runtime, so every selector
+    evaluated on the device reuses them (a third of the cost of converting them per evaluation).
+    """
+    return _device_input(device, driver)[1]
+
+
+def _device_input(device: DeviceRecord, driver: str) -> tuple[dict[str, Any] | str, Any]:
     cached = device.cel_input
     if cached is not None and cached[0] == driver:
-        return cached[1]  # type: ignore[no-any-return]
-    result = _build_device_variable(device, driver)
-    device.cel_input = (driver, result)
-    return result
+        return cached[1], cached[2]
+    variables = _build_device_variable(device, driver)
+    activation = variables if isinstance(variables, str) else environment().Activation(variables)
+    device.cel_input = (driver, variables, activation)
+    return variables, activation
 
 
 def _build_device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] | str:
