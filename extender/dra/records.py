@@ -172,6 +172,16 @@ class DeviceRecord:
     #: The CEL ``device`` variable, built on first use by :mod:`extender.dra.cel` for a driver.
     cel_input: Any = field(default=None)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies and pickles leave the CEL runtime's values behind (they are rebuilt on first use)."""
+        return {name: getattr(self, name) for name in self.__slots__ if name != "cel_input"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a copied record; its CEL input is rebuilt when a selector next reads it."""
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.cel_input = None
+
 
 @dataclass(eq=False, slots=True)
 class SliceRecord:

@@ -269,3 +269,15 @@ def test_pools_follow_new_slices_and_node_labels() -> None:
     labelled = alloc.allocate("node-a", {"gpu": "yes"}, [claim_record(claim("c1"))])
     assert labelled is not None
     assert labelled[0].node_selector == by_label["spec"]["nodeSelector"]
+
+
+def test_records_copy_and_pickle_after_selectors_ran() -> None:
+    import copy
+    import pickle
+
+    record = slice_record(gpu_slice("node-a"))
+    compiled = CelCache().get_or_compile(f'device.driver == "{DRIVER}"')
+    assert compiled.device_matches(record.devices[0], DRIVER) == (True, None)
+    for clone in (copy.deepcopy(record), pickle.loads(pickle.dumps(record))):
+        assert clone.devices[0].name == "gpu-0"
+        assert compiled.device_matches(clone.devices[0], DRIVER) == (True, None)
