@@ -171,12 +171,141 @@ def storage_objects() -> list[dict[str, Any]]:
     return objects
 
 
+# ---- Dynamic Resource Allocation ------------------------------------------------------------------------
+GPU_DRIVER = "gpu.example.com"
+DRA_NODES = ("zone-a-06", "zone-b-06", "zone-c-06")  # run the example GPU driver (m.large nodes)
+DRA_EXTENDED_RESOURCE = "dra.example.com/gpu"  # the gpu.example.com class also stands for this resource
+
+
+def device_class(name: str, expression: str, extended: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"selectors": [{"cel": {"expression": expression}}]}
+    if extended:
+        spec["extendedResourceName"] = extended
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": name, "uid": f"uid-class-{name}", "creationTimestamp": "2026-11-01T00:00:00Z"},
+            "spec": spec}
+
+
+def gpu_device(name: str, model: str, memory: str, index: int, **extra: Any) -> dict[str, Any]:
+    return {"name": name,
+            "attributes": {"model": {"string": model}, "index": {"int": index},
+                           "driverVersion": {"version": "550.54.15"}},
+            "capacity": {"memory": {"value": memory}}, **extra}
+
+
+def gpu_slice(node_name: str, suffix: str, count: int, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"{node_name}-{suffix}", "uid": f"uid-slice-{node_name}-{suffix}"},
+            "spec": {"driver": GPU_DRIVER, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": count}, **spec}}
+
+
+def resource_claim(name: str, namespace: str, requests: list[dict[str, Any]], *,
+                   owner: tuple[str, str] | None = None, **meta: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace, "uid": f"uid-claim-{namespace}-{name}",
+                                "resourceVersion": "1", **meta}
+    if owner:
+        metadata["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner[0], "uid": owner[1],
+                                        "controller": True, "blockOwnerDeletion": True}]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": metadata,
+            "spec": {"devices": {"requests": requests}}}
+
+
+def gpu_request(name: str = "gpu", klass: str = "gpu.example.com", count: int = 1, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "exactly": {"deviceClassName": klass, "allocationMode": "ExactCount", "count": count,
+                                      **extra}}
+
+
+def allocate(claim: dict[str, Any], node_name: str, device: str, pods: list[tuple[str, str]]) -> dict[str, Any]:
+    claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+    claim["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node_name, "device": device}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]},
+        },
+        "reservedFor": [{"resource": "pods", "name": name, "uid": uid} for name, uid in pods],
+    }
+    return claim
+
+
+def dra_objects() -> list[dict[str, Any]]:
+    """A GPU driver on three nodes (attributes, capacity, a partitionable GPU, a tainted GPU), device classes,
+    claims in use and the claims the example pods (examples/pods/dra/, examples/pods/reasons/dra-*) name."""
+    a, b, c = DRA_NODES
+    objects: list[dict[str, Any]] = [
+        device_class("gpu.example.com", f'device.driver == "{GPU_DRIVER}"', DRA_EXTENDED_RESOURCE),
+        device_class("gpu-large.example.com", f'device.driver == "{GPU_DRIVER}" && '
+                     f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'),
+        # Four A100s; the last one is tainted unhealthy by the driver.
+        gpu_slice(a, "gpu", 1, {"devices": [
+            *(gpu_device(f"gpu-{i}", "a100", "40Gi", i) for i in range(3)),
+            gpu_device("gpu-3", "a100", "40Gi", 3, taints=[{"key": "gpu.example.com/unhealthy", "value": "ecc",
+                                                             "effect": "NoSchedule",
+                                                             "timeAdded": "2026-11-20T08:00:00Z"}])]}),
+        # Two H100s, and one H100 offered whole or as two halves (partitions share its counters).
+        gpu_slice(b, "gpu", 2, {"devices": [
+            gpu_device("gpu-0", "h100", "80Gi", 0), gpu_device("gpu-1", "h100", "80Gi", 1),
+            *(gpu_device(part, "h100", share, 2, consumesCounters=[
+                {"counterSet": "gpu-2-counters", "counters": {"memory": {"value": share}}}])
+              for part, share in (("gpu-2", "80Gi"), ("gpu-2-half-0", "40Gi"), ("gpu-2-half-1", "40Gi")))]}),
+        gpu_slice(b, "counters", 2, {"sharedCounters": [
+            {"name": "gpu-2-counters", "counters": {"memory": {"value": "80Gi"}}}]}),
+        # Two L4s.
+        gpu_slice(c, "gpu", 1, {"devices": [gpu_device(f"gpu-{i}", "l4", "24Gi", i) for i in range(2)]}),
+        # In use: an inference server on c's first L4, a notebook sharing b's first H100 with its sidecar job.
+        allocate(resource_claim("inference-gpu", "ml", [gpu_request()]), c, "gpu-0",
+                 [("inference-0", "uid-pod-ml-inference-0")]),
+        allocate(resource_claim("shared-gpu", "ml", [gpu_request()]), b, "gpu-0",
+                 [("notebook-0", "uid-pod-ml-notebook-0")]),
+        # Claims of the example pods (examples/pods/dra/).
+        resource_claim("single-gpu", "ml", [gpu_request()]),
+        resource_claim("h100-gpu", "ml", [gpu_request(selectors=[{"cel": {
+            "expression": f'device.attributes["{GPU_DRIVER}"].model == "h100"'}}])]),
+        resource_claim("gpu-prioritized", "ml", [{"name": "gpu", "firstAvailable": [
+            {"name": "two-h100", "deviceClassName": "gpu-large.example.com", "allocationMode": "ExactCount",
+             "count": 2, "selectors": [{"cel": {"expression": f'device.attributes["{GPU_DRIVER}"].model == "h100"'}}]},
+            {"name": "one-large", "deviceClassName": "gpu-large.example.com", "allocationMode": "ExactCount",
+             "count": 1},
+            {"name": "any", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}]}]),
+        # Monitoring sees every GPU of a node without taking them (admin access: the namespace allows it).
+        resource_claim("gpu-monitor", "ml", [{"name": "gpu", "exactly": {
+            "deviceClassName": "gpu.example.com", "allocationMode": "All", "adminAccess": True}}]),
+        resource_claim("trainer-template-gpu-x7k2p", "ml", [gpu_request(count=2)],
+                       owner=("trainer-from-template", "uid-example-trainer-from-template"),
+                       annotations={"resource.kubernetes.io/pod-claim-name": "gpu"}),
+        # Claims of the reason examples (examples/pods/reasons/dra-*.yaml).
+        resource_claim("fpga", "ml", [gpu_request("fpga", "fpga.example.com")]),
+        resource_claim("eight-gpus", "ml", [gpu_request(count=8)]),
+        resource_claim("retired-gpu", "ml", [gpu_request()], deletionTimestamp="2026-11-21T10:00:00Z",
+                       finalizers=["resource.kubernetes.io/delete-protection"]),
+        resource_claim("someone-elses-gpu", "ml", [gpu_request()], owner=("other-pod", "uid-pod-ml-other-pod")),
+        resource_claim("bad-selector", "ml", [gpu_request(selectors=[{"cel": {
+            "expression": f'device.attributes["{GPU_DRIVER}"].vendor == "example"'}}])]),
+    ]
+    return objects
+
+
+def dra_pods() -> list[dict[str, Any]]:
+    """The pods that hold the claims in use."""
+    out = []
+    for name, node_name, claim in (("inference-0", DRA_NODES[2], "inference-gpu"),
+                                   ("notebook-0", DRA_NODES[1], "shared-gpu")):
+        p = pod(name, "ml", node_name, name.split("-")[0], "registry.example.com/ml-trainer:0.9", "1", "4Gi")
+        p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
+        p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+        out.append(p)
+    return out
+
+
 def main() -> None:
     rng = random.Random(20261122)
     objects: list[dict[str, Any]] = []
     for ns in ("default", "shop", "data", "ml"):
-        objects.append({"apiVersion": "v1", "kind": "Namespace",
-                        "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}})
+        ns_labels = {"kubernetes.io/metadata.name": ns}
+        if ns == "ml":  # admin access to devices is allowed in this namespace only
+            ns_labels["resource.kubernetes.io/admin-access"] = "true"
+        objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": ns_labels}})
     nodes: list[dict[str, Any]] = []
     for zi, zone in enumerate(ZONES):
         for i in range(11):
@@ -200,7 +329,12 @@ def main() -> None:
             imgs = ["registry.k8s.io/pause:3.10", *rng.sample(sorted(IMAGES)[:5], k=1 + i % 3)]
             if i == 10:
                 imgs.append("registry.example.com/ml-trainer:0.9")
-            nodes.append(node(name, zone, shape, extra_labels=labels, images=sorted(set(imgs)), **kwargs))
+            if name in DRA_NODES:
+                labels["gpu.example.com/driver"] = "present"
+            made = node(name, zone, shape, extra_labels=labels, images=sorted(set(imgs)), **kwargs)
+            if zi == 0:  # zone-a's kubelets are newer: they declare the restart-all-containers feature
+                made["status"]["declaredFeatures"] = ["RestartAllContainersOnContainerExits"]
+            nodes.append(made)
     objects.extend(nodes)
 
     apps = [("web", "shop", "registry.example.com/web:1.4"), ("api", "shop", "registry.example.com/api:2.0"),
@@ -250,7 +384,10 @@ def main() -> None:
     pending["status"] = {"phase": "Pending"}
     objects.append(pending)
     objects.extend(storage_objects())
-    sys.stdout.write("# Generated by scripts/gen_demo_cluster.py: 33 nodes over 3 zones, with pods.\n")
+    objects.extend(dra_objects())
+    objects.extend(dra_pods())
+    sys.stdout.write("# Generated by scripts/gen_demo_cluster.py: 33 nodes over 3 zones, with pods and a DRA GPU "
+                     "driver.\n")
     yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}, sys.stdout, sort_keys=False, width=120)
 
 

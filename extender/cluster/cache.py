@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from extender.cluster.dra_objects import DRA_CLUSTER_SCOPED, DRA_KINDS, DRAObjects
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
 from extender.cluster.snapshot import Snapshot
@@ -40,7 +41,7 @@ OBJECT_KINDS = (
     "VolumeAttachment",
 )
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node", "CSIDriver",
-                            "VolumeAttachment"})
+                            "VolumeAttachment", *DRA_CLUSTER_SCOPED})
 
 
 class CacheError(ValueError):
@@ -85,6 +86,7 @@ class ClusterCache:
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
         self._objects_dirty = True
+        self.dra = DRAObjects()  # ResourceSlices, ResourceClaims, DeviceClasses (records), assumed claims
         self._snapshot = Snapshot()
 
     # ---- nodes ---------------------------------------------------------------------------------
@@ -137,6 +139,8 @@ class ClusterCache:
         state = self._pods.pop(key, None)
         if state is not None:
             self._unaccount(state.pod)
+            if state.assumed:  # deleted before its binding was confirmed: its claims' devices go back too
+                self.dra.forget(key)
 
     def _account(self, pod: PodRecord) -> None:
         info = self._nodes.get(pod.node_name)
@@ -178,11 +182,17 @@ class ClusterCache:
         return state is not None and state.assumed
 
     # ---- assume / bind -------------------------------------------------------------------------
-    def assume_pod(self, pod: PodRecord, node_name: str) -> PodRecord:
-        """Count a pod on a node before its binding is confirmed; refuses a pod already placed."""
+    def assume_pod(self, pod: PodRecord, node_name: str,
+                   claims: Iterable[Mapping[str, Any]] = ()) -> PodRecord:
+        """Count a pod on a node before its binding is confirmed; refuses a pod already placed.
+
+        ``claims`` are the pod's ResourceClaims as they will be once bound (allocated for the node): they
+        count as allocated until the source reports the claims again, or the pod is forgotten.
+        """
         if pod.cache_key in self._pods:
             placed = self._pods[pod.cache_key].pod
             raise CacheError(f"pod {pod.key} is already bound to node {placed.node_name!r}")
+        self.dra.assume(pod.cache_key, claims)
         raw = slim_pod(pod.raw)
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
         assumed = PodRecord(raw)
@@ -207,6 +217,7 @@ class ClusterCache:
             return
         del self._pods[key]
         self._unaccount(state.pod)
+        self.dra.forget(key)
 
     def cleanup_expired(self, now: float | None = None) -> list[str]:
         """Expire assumed pods whose binding finished and whose TTL passed; returns their keys."""
@@ -238,6 +249,8 @@ class ClusterCache:
             self.upsert_node(raw)
         elif kind == "Pod":
             self.upsert_pod(raw)
+        elif kind in DRA_KINDS:
+            self.dra.upsert(str(kind), raw)
         elif kind in OBJECT_KINDS:
             self.upsert_object(str(kind), raw)
         else:
@@ -250,6 +263,8 @@ class ClusterCache:
             self.remove_node(str((raw.get("metadata") or {}).get("name") or ""))
         elif kind == "Pod":
             self.remove_pod(raw)
+        elif kind in DRA_KINDS:
+            self.dra.remove(str(kind), object_key(raw, str(kind)))
         elif kind in OBJECT_KINDS:
             self.remove_object(str(kind), raw)
         else:
@@ -261,6 +276,8 @@ class ClusterCache:
             return {name for name, info in self._nodes.items() if info.node is not None}
         if kind == "Pod":
             return {k for k, s in self._pods.items() if not s.assumed} | set(self._pending)
+        if kind in DRA_KINDS:
+            return self.dra.keys(kind)
         return set(self._objects.get(kind, {}))
 
     def replace(self, kind: str, objects: Iterable[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], Exception]]:
@@ -293,6 +310,8 @@ class ClusterCache:
                 self.remove_node(key)
             elif kind == "Pod":
                 self.remove_pod(key)
+            elif kind in DRA_KINDS:
+                self.dra.remove(kind, key)
             else:
                 self._objects.get(kind, {}).pop(key, None)
                 self._objects_dirty = True
@@ -327,6 +346,10 @@ class ClusterCache:
             snap.objects = {kind: dict(objs) for kind, objs in self._objects.items()}
             self._objects_dirty = False
             snap.generation += 1
+        dra = self.dra.view()
+        if dra is not snap.dra:
+            snap.dra = dra
+            snap.generation += 1
         return snap
 
     def node_names(self) -> list[str]:
@@ -349,4 +372,5 @@ class ClusterCache:
         }
         for kind, objs in self._objects.items():
             out[kind] = len(objs)
+        out.update(self.dra.counts())
         return out

@@ -17,10 +17,11 @@ import orjson
 import yaml
 
 from extender.cluster.cache import OBJECT_KINDS, ClusterCache, object_key
+from extender.cluster.dra_objects import DRA_KINDS, DRAObjectError
 from extender.cluster.records import RecordError
 from extender.kubeapi.podcodec import decode_pod
 
-SUPPORTED_KINDS = frozenset({"Node", "Pod", *OBJECT_KINDS})
+SUPPORTED_KINDS = frozenset({"Node", "Pod", *OBJECT_KINDS, *DRA_KINDS})
 _SUFFIXES = (".yaml", ".yml", ".json")
 
 try:  # libyaml is several times faster on large dumps
@@ -165,7 +166,7 @@ def load_cache(path: str | Path, cache: ClusterCache | None = None) -> tuple[Clu
     for obj in contents.objects:
         try:
             cache.apply(obj)
-        except RecordError as err:
+        except (RecordError, DRAObjectError) as err:
             kind = obj.get("kind")
             raise DumpError(f"{path}: {kind} {object_key(obj, str(kind))!r}: {err}") from err
     return cache, contents

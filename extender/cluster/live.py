@@ -13,7 +13,7 @@ from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
-                 "CSIStorageCapacity", "VolumeAttachment")
+                 "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass")
 
 # kube-scheduler's pod informer leaves terminated pods out (pkg/scheduler/scheduler.go newPodInformer).
 POD_PARAMS = {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 
 
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_images", "generation", "node_infos", "node_list", "objects", "pods_with_affinity_nodes",
+    __slots__ = ("_images", "dra", "generation", "node_infos", "node_list", "objects", "pods_with_affinity_nodes",
                  "pods_with_required_anti_affinity_nodes")
 
     def __init__(self) -> None:
@@ -26,18 +27,21 @@ class Snapshot:
         self.pods_with_required_anti_affinity_nodes: list[NodeInfo] = []
         # kind -> "namespace/name" (or "name") -> raw object; replaced, never mutated, by the cache.
         self.objects: Mapping[str, Mapping[str, Mapping[str, Any]]] = {}
+        self.dra: DRAView = EMPTY_VIEW  # DRA records; replaced, never mutated, by the cache
         self.generation = 0
         self._images: dict[str, int] | None = None
 
     @classmethod
     def from_node_infos(cls, infos: Iterable[NodeInfo],
-                        objects: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> Snapshot:
+                        objects: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+                        dra: DRAView | None = None) -> Snapshot:
         """A snapshot of the given NodeInfos (placeholders are left out)."""
         snap = cls()
         for info in infos:
             if info.node is not None:
                 snap.node_infos[info.name] = info
         snap.objects = objects or {}
+        snap.dra = dra if dra is not None else EMPTY_VIEW
         snap.rebuild_lists()
         return snap
 

@@ -33,7 +33,7 @@ class Candidate:
 
 def _fits(framework: Framework, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> bool:
     trial = Snapshot.from_node_infos((node if n.name == node.name else n for n in snapshot.node_list),
-                                     snapshot.objects)
+                                     snapshot.objects, snapshot.dra)
     state = CycleState(trial)
     result = framework.filter(state, pod, [node])
     return result.error is None and bool(result.feasible)

@@ -17,7 +17,8 @@ from typing import Any
 from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, ScorePlugin
 from extender.engine.registry import lookup, registered
 
-# kube-scheduler v1.36 default multi-point plugins and weights (apis/config/v1/default_plugins.go),
+# kube-scheduler v1.36 default multi-point plugins and weights (apis/config/v1/default_plugins.go, with the
+# plugins its feature gates add by default),
 # less the ones that take no part in filtering or scoring (queue sort, gates, preemption, binding).
 UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("NodeUnschedulable", 0),
@@ -32,8 +33,10 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DynamicResources", 2),  # applyDynamicResources: just before DefaultPreemption
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
+    ("NodeDeclaredFeatures", 0),  # applyFeatureGates appends it (beta, on by default in 1.36)
 )
 
 SCORE_MAPPINGS = ("absolute", "minmax")

@@ -20,6 +20,9 @@ from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.framework import Code, CycleState
 from extender.engine.mapping import map_scores
+from extender.engine.plugins.dra_claims import has_claims
+from extender.engine.plugins.dra_extended_resources import dra_equivalence_suffix
+from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.runtime import Framework, PluginScoreError
 
@@ -104,6 +107,14 @@ class Scheduler:
             self._recent.popitem(last=False)
         return pod
 
+    def _equivalence(self, framework: Framework, snapshot: Snapshot,
+                     pod: PodRecord) -> tuple[EquivalenceCache, str] | None:
+        """The profile's equivalence cache and the pod's class key in it (None when disabled)."""
+        equivalence = self.equivalence.get(framework.name)
+        if equivalence is None:
+            return None
+        return equivalence, equivalence_key(pod.raw) + dra_equivalence_suffix(snapshot, pod)
+
     def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[list[NodeInfo], list[str]]:
         """Known nodes for the given names (in order), and the names the cache does not know."""
         found: list[NodeInfo] = []
@@ -162,9 +173,7 @@ class Scheduler:
         else:
             candidates = self.resolve_nodes(snapshot, nodes or [])
         state = CycleState(snapshot)
-        equivalence = self.equivalence.get(framework.name)
-        result = framework.filter(state, pod, candidates,
-                                  (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
+        result = framework.filter(state, pod, candidates, self._equivalence(framework, snapshot, pod))
         if result.error is not None:
             answer.error = result.error.message
             return answer
@@ -205,10 +214,8 @@ class Scheduler:
             unknown = []
             order = [n.name for n in candidates]
         state = CycleState(snapshot)
-        equivalence = self.equivalence.get(framework.name)
         try:
-            totals = framework.score(state, pod, candidates, None,
-                                     (equivalence, equivalence_key(pod.raw)) if equivalence is not None else None)
+            totals = framework.score(state, pod, candidates, None, self._equivalence(framework, snapshot, pod))
         except PluginScoreError as err:
             raise RequestError(str(err)) from err
         mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
@@ -232,6 +239,20 @@ class Scheduler:
         answer = process_preemption(framework, self.cache.snapshot(), pod, proposed)
         return {node: (c.victims, c.num_pdb_violations) for node, c in answer.items()}
 
+    def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
+        """The pod's claims allocated for the node, to count until the watch reports the real ones.
+
+        kube-scheduler writes the allocation itself (PreBind, before it calls bind); until our watch
+        sees it, the devices the allocator picks for that node stand in for it. A claim the cache
+        already reports allocated is not assumed again.
+        """
+        framework = self.framework(None)
+        state = CycleState(snapshot)
+        result = framework.filter(state, pod, [node])
+        if result.error is not None or not result.feasible:
+            return []
+        return claims_to_assume(framework.filter_plugins, state, pod, node.name)
+
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget.
 
@@ -254,10 +275,13 @@ class Scheduler:
         bound_to = pod.node_name or (placed.node_name if placed is not None else "")
         if bound_to:
             raise BindError(f"pod {namespace}/{name} is already bound to node {bound_to!r}")
-        if self.cache.snapshot().get(node) is None:
+        snapshot = self.cache.snapshot()
+        target = snapshot.get(node)
+        if target is None:
             raise BindError(f"node {node!r} is not known to the extender")
+        claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []  # not extended ones
         try:
-            assumed = self.cache.assume_pod(pod, node)
+            assumed = self.cache.assume_pod(pod, node, claims)
         except CacheError as err:
             raise BindError(str(err)) from err
         try:

@@ -18,6 +18,7 @@ from typing import Any
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.records import PodRecord, RecordError
 from extender.engine.framework import MAX_NODE_SCORE, CycleState
+from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.runtime import Framework, PluginScoreError
 
 ROUND_ROBIN = "round-robin"
@@ -167,8 +168,10 @@ class Simulator:
                 return Placement(label, message=f"error: {err}")
             chosen = self.select_host([n.name for n in feasible], totals)
             score = totals[[n.name for n in feasible].index(chosen)]
+        # Devices allocated to the pod's claims on that node count for the pods placed after it.
+        claims = claims_to_assume(self.framework.filter_plugins, state, pod, chosen, include_extended=True)
         try:
-            self.cache.assume_pod(pod, chosen)
+            self.cache.assume_pod(pod, chosen, claims)
         except CacheError as err:
             return Placement(label, message=f"error: {err}")
         return Placement(label, chosen, score, len(feasible))

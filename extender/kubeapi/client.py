@@ -49,6 +49,9 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("CSIDriver", "/apis/storage.k8s.io/v1/csidrivers", False),
     Resource("CSIStorageCapacity", "/apis/storage.k8s.io/v1/csistoragecapacities", True),
     Resource("VolumeAttachment", "/apis/storage.k8s.io/v1/volumeattachments", False),
+    Resource("ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices", False),
+    Resource("ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims", True),
+    Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses", False),
 )}
 
 

@@ -74,6 +74,8 @@ FEATURE_PLUGINS: dict[str, set[str]] = {
     "topology_spread": {"PodTopologySpread"},
     "controllers": {"PodTopologySpread"},
     "volumes": {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"},
+    "dra": {"DynamicResources"},
+    "declared_features": {"NodeDeclaredFeatures"},
 }
 CSI = "csi.example.com"
 GCE_CSI = "pd.csi.storage.gke.io"  # in-tree gcePersistentDisk volumes migrate to it
@@ -104,6 +106,8 @@ class Features:
     topology_spread: bool = True
     controllers: bool = True
     volumes: bool = True
+    dra: bool = True
+    declared_features: bool = True
     terminal_pods: bool = True
     edge_cases: bool = True
     odd_quantities: bool = True
@@ -244,6 +248,11 @@ class _Gen:
         objects += controllers
         objects += self.storage
         objects += self.pods
+        if self.f.dra:
+            # A generator of its own, so that scenarios without DRA stay exactly as they were.
+            objects += _DRAGen(self.seed, [n.name for n in self.nodes], self.f.edge_cases).add(pod, objects)
+        if self.f.declared_features:
+            _declared_features(self.seed, objects, pod)
         return {"id": f"seed-{self.seed}", "objects": objects, "pod": pod}
 
     def namespace(self, name: str, labels: dict[str, str]) -> Obj:
@@ -1025,6 +1034,331 @@ def _qos(spec: Obj) -> str:
         set(r.get("limits", {})) >= {"cpu", "memory"} and r.get("requests", {}) == r.get("limits", {}) for r in res
     )
     return "Guaranteed" if guaranteed else "Burstable"
+
+
+# -- Dynamic Resource Allocation -------------------------------------------------------------------
+GPU_DRIVER = "gpu.example.com"
+NIC_DRIVER = "nic.example.com"
+GPU_MODELS = [("a100", "40Gi"), ("h100", "80Gi"), ("l4", "24Gi")]
+# CEL selectors of requests: ones that match some devices, ones that match none, ones that fail at runtime.
+DRA_SELECTORS = [
+    f'device.attributes["{GPU_DRIVER}"].model == "a100"',
+    f'device.attributes["{GPU_DRIVER}"].model in ["h100", "l4"]',
+    f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("30Gi")) >= 0',
+    f'device.attributes["{GPU_DRIVER}"].index % 2 == 0',
+    f'"{GPU_DRIVER}/numa" in device.attributes["{GPU_DRIVER}"] || device.attributes["{GPU_DRIVER}"].model == "l4"',
+    f'device.attributes["{GPU_DRIVER}"].model == "b200"',  # matches nothing
+    f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("1Ti")) > 0',  # matches nothing
+]
+DRA_BAD_SELECTORS = [
+    f'device.attributes["{GPU_DRIVER}"].missing == "x"',  # no such key at runtime
+]
+DEVICE_TAINT = {"key": "example.com/unhealthy", "value": "true", "effect": "NoSchedule"}
+DRA_GPU = "example.com/dra-gpu"  # an extended resource a DeviceClass may stand for
+DRA_CLASSES = ["gpu.example.com", "gpu-large.example.com", "nic.example.com"]
+
+
+class _DRAGen:
+    """DRA objects for a scenario: DeviceClasses, ResourceSlices per node (GPUs with attributes and
+    capacity, partitions of a GPU through shared counters, tainted devices, NICs), claims allocated
+    on other nodes, and the incoming pod's claims (by name, from templates, shared, prioritized lists,
+    admin access, selectors that match, fail and error, and the edge cases behind each reason)."""
+
+    def __init__(self, seed: int, nodes: list[str], edge_cases: bool) -> None:
+        self.rng = random.Random(seed * 104729 + 3)
+        self.seed = seed
+        self.nodes = nodes
+        self.edge = edge_cases
+        self.objects: list[Obj] = []
+        self.devices: dict[str, list[str]] = {}  # node -> GPU device names
+        self.shared: dict[str, list[tuple[str, str]]] = {}  # node -> (multi-allocatable GPU, its memory)
+        self.n = 0
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def uid(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}-{self.seed}-dra-{self.n}"
+
+    def add(self, pod: Obj, cluster: list[Obj]) -> list[Obj]:
+        if not self.chance(0.35):
+            return []
+        for obj in cluster:  # a few nodes offer the DRA-backed extended resource through a device plugin
+            if obj["kind"] == "Node" and self.chance(0.15):
+                amount = str(self.rng.choice([0, 2, 4]))
+                obj["status"]["allocatable"][DRA_GPU] = obj["status"]["capacity"][DRA_GPU] = amount
+        self.classes()
+        for node in self.nodes:
+            if self.chance(0.6):
+                self.gpu_slices(node)
+            if self.chance(0.2):
+                self.nic_slice(node)
+        for node, devices in self.devices.items():
+            shared = dict(self.shared.get(node, []))
+            for device in devices:
+                if device in shared:
+                    for _ in range(self.rng.choice([0, 1, 2])):  # shares of it already handed out
+                        self.shared_claim(node, device)
+                elif self.chance(0.25):
+                    self.allocated_claim(node, device)
+        self.incoming(pod)
+        return self.objects
+
+    def classes(self) -> None:
+        def klass(name: str, expr: str | None) -> Obj:
+            spec: Obj = {}
+            if expr is not None:
+                spec["selectors"] = [{"cel": {"expression": expr}}]
+            return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                    "metadata": {"name": name, "uid": self.uid("class")}, "spec": spec}
+
+        gpu_class = klass("gpu.example.com", f'device.driver == "{GPU_DRIVER}"')
+        if self.chance(0.6):  # DRA-backed extended resource (the DRAExtendedResource feature)
+            gpu_class["spec"]["extendedResourceName"] = DRA_GPU
+        self.objects.append(gpu_class)
+        self.objects.append(klass("gpu-large.example.com", f'device.driver == "{GPU_DRIVER}" && '
+                                  f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'))
+        self.objects.append(klass("nic.example.com", f'device.driver == "{NIC_DRIVER}"'))
+        if self.chance(0.5):
+            self.objects.append(klass("any.example.com", None))
+
+    def slice_obj(self, node: str, driver: str, name: str, count: int, spec: Obj) -> Obj:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                "metadata": {"name": name, "uid": self.uid("slice")},
+                "spec": {"driver": driver, "nodeName": node,
+                         "pool": {"name": node, "generation": 1, "resourceSliceCount": count}, **spec}}
+
+    def gpu_slices(self, node: str) -> None:
+        rng = self.rng
+        devices: list[Obj] = []
+        names: list[str] = []
+        partitioned = self.chance(0.3)
+        for i in range(rng.randint(1, 4)):
+            model, memory = rng.choice(GPU_MODELS)
+            attrs: Obj = {"model": {"string": model}, "index": {"int": i},
+                          "driverVersion": {"version": rng.choice(["1.2.3", "2.0.0"])}}
+            if self.chance(0.5):
+                attrs["numa"] = {"int": i // 2}
+            device: Obj = {"name": f"gpu-{i}", "attributes": attrs, "capacity": {"memory": {"value": memory}}}
+            if self.chance(0.12):
+                device["taints"] = [{**DEVICE_TAINT, "timeAdded": "2026-01-01T00:00:00Z"}]
+            elif self.chance(0.1):  # attached on demand: the scheduler waits for the driver in PreBind
+                device["bindsToNode"] = True
+                device["bindingConditions"] = ["example.com/attached"]
+                device["bindingFailureConditions"] = ["example.com/attach-failed"]
+            elif self.chance(0.15):  # shared by consumed capacity
+                device["allowMultipleAllocations"] = True
+                self.shared.setdefault(node, []).append((f"gpu-{i}", memory))
+                device["capacity"]["memory"]["requestPolicy"] = {
+                    "default": "10Gi", "validRange": {"min": "5Gi", "step": "5Gi"}}
+            devices.append(device)
+            names.append(f"gpu-{i}")
+        if partitioned:
+            # One physical GPU offered whole or as two halves: all three consume the same counters.
+            for part, share in (("gpu-p-full", "80Gi"), ("gpu-p-0", "40Gi"), ("gpu-p-1", "40Gi")):
+                consumes = [{"counterSet": "gpu-p", "counters": {"memory": {"value": share}}}]
+                devices.append({"name": part, "attributes": {"model": {"string": "h100"}, "index": {"int": 9}},
+                                "capacity": {"memory": {"value": share}}, "consumesCounters": consumes})
+                names.append(part)
+        count = 2 if partitioned else 1
+        self.objects.append(self.slice_obj(node, GPU_DRIVER, f"{node}-gpu", count, {"devices": devices}))
+        if partitioned:
+            counters = {"sharedCounters": [{"name": "gpu-p", "counters": {"memory": {"value": "80Gi"}}}]}
+            self.objects.append(self.slice_obj(node, GPU_DRIVER, f"{node}-gpu-counters", count, counters))
+        self.devices[node] = names
+
+    def nic_slice(self, node: str) -> None:
+        devices = [{"name": f"nic-{i}", "attributes": {"speed": {"int": self.rng.choice([10, 100])}}}
+                   for i in range(self.rng.randint(1, 2))]
+        self.objects.append(self.slice_obj(node, NIC_DRIVER, f"{node}-nic", 1, {"devices": devices}))
+
+    def claim_obj(self, ns: str, name: str, requests: list[Obj], extra_spec: Obj | None = None,
+                  owner: Obj | None = None) -> Obj:
+        meta: Obj = {"name": name, "namespace": ns, "uid": self.uid("claim")}
+        if owner is not None:
+            meta["ownerReferences"] = [owner]
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+                "spec": {"devices": {"requests": requests, **(extra_spec or {})}}}
+
+    def allocate(self, claim: Obj, node: str, results: list[Obj], consumer: str) -> None:
+        claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+        claim["status"] = {
+            "allocation": {
+                "devices": {"results": results},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+            },
+            "reservedFor": [{"resource": "pods", "name": consumer, "uid": self.uid("pod")}],
+        }
+
+    def allocated_claim(self, node: str, device: str) -> None:
+        ns = self.rng.choice(list(NAMESPACES))
+        name = f"used-{node}-{device}"
+        request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount",
+                                              "count": 1}}
+        claim = self.claim_obj(ns, name, [request])
+        self.allocate(claim, node, [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}],
+                      f"user-{device}")
+        self.objects.append(claim)
+
+    def shared_claim(self, node: str, device: str) -> None:
+        """A claim holding a share of a multi-allocatable GPU: its share ID and the memory it consumed."""
+        self.n += 1
+        share = f"00000000-0000-4000-8000-{self.seed % 10**6:06d}{self.n:06d}"
+        consumed = self.rng.choice(["10Gi", "15Gi", "20Gi"])
+        request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount",
+                                              "count": 1, "capacity": {"requests": {"memory": consumed}}}}
+        claim = self.claim_obj(self.rng.choice(list(NAMESPACES)), f"share-{node}-{device}-{self.n}", [request])
+        self.allocate(claim, node, [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device,
+                                     "shareID": share, "consumedCapacity": {"memory": consumed}}], f"user-{self.n}")
+        self.objects.append(claim)
+
+    def exact(self, klass: str | None = None) -> Obj:
+        rng = self.rng
+        exact: Obj = {"deviceClassName": klass or rng.choice(["gpu.example.com", "gpu.example.com",
+                                                               "gpu-large.example.com"])}
+        if self.chance(0.1):
+            exact["allocationMode"] = "All"
+        else:
+            exact["allocationMode"] = "ExactCount"
+            exact["count"] = rng.choice([1, 1, 1, 2])
+        if self.chance(0.45):
+            pool = DRA_SELECTORS + (DRA_BAD_SELECTORS if self.edge and self.chance(0.2) else [])
+            exact["selectors"] = [{"cel": {"expression": rng.choice(pool)}}]
+        if self.chance(0.25):
+            exact["tolerations"] = [{"key": DEVICE_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}]
+        if self.chance(0.12):
+            exact["capacity"] = {"requests": {"memory": rng.choice(["5Gi", "10Gi", "12Gi", "30Gi"])}}
+        if self.edge and self.chance(0.04):
+            exact["deviceClassName"] = "missing.example.com"
+        return exact
+
+    def requests(self) -> tuple[list[Obj], Obj]:
+        rng = self.rng
+        requests: list[Obj] = []
+        for r in range(rng.choice([1, 1, 2])):
+            if self.chance(0.25):
+                subs = []
+                for j, klass in enumerate(rng.sample(["gpu-large.example.com", "gpu.example.com", "nic.example.com"],
+                                                     rng.randint(2, 3))):
+                    sub = {"name": f"alt{j}", **self.exact(klass)}
+                    if sub.get("allocationMode") == "All":
+                        sub["allocationMode"], sub["count"] = "ExactCount", 1
+                    subs.append(sub)
+                requests.append({"name": f"req{r}", "firstAvailable": subs})
+            elif self.chance(0.1):
+                requests.append({"name": f"req{r}", "exactly": {**self.exact("nic.example.com")}})
+            else:
+                exact = self.exact()
+                if self.chance(0.08):
+                    exact["adminAccess"] = True
+                requests.append({"name": f"req{r}", "exactly": exact})
+        extra: Obj = {}
+        if len(requests) > 1 and self.chance(0.3):
+            extra["constraints"] = [{"matchAttribute": f"{GPU_DRIVER}/model"}]
+        return requests, extra
+
+    def incoming(self, pod: Obj) -> None:
+        rng = self.rng
+        meta = pod["metadata"]
+        ns, pod_name, pod_uid = meta["namespace"], meta["name"], meta["uid"]
+        owner = {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod_uid,
+                 "controller": True, "blockOwnerDeletion": True}
+        pod_claims: list[Obj] = []
+        statuses: list[Obj] = []
+        for i in range(rng.choice([1, 1, 1, 2])):
+            entry = f"claim-{i}"
+            how = rng.random()
+            if how < 0.4:  # a claim by name, created beside the pod
+                name = f"incoming-claim-{i}"
+                requests, extra = self.requests()
+                self.objects.append(self.claim_obj(ns, name, requests, extra))
+                pod_claims.append({"name": entry, "resourceClaimName": name})
+            elif how < 0.75:  # from a template: the claim the controller generated for the pod
+                name = f"incoming-{entry}-x{i}"
+                requests, extra = self.requests()
+                self.objects.append(self.claim_obj(ns, name, requests, extra, owner=owner))
+                pod_claims.append({"name": entry, "resourceClaimTemplateName": f"template-{i}"})
+                statuses.append({"name": entry, "resourceClaimName": name})
+            elif how < 0.9 and self.devices:  # shared: already allocated on a node for another pod
+                node = rng.choice(sorted(self.devices))
+                device = rng.choice(self.devices[node])
+                name = f"shared-{i}"
+                request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
+                                                      "allocationMode": "ExactCount", "count": 1}}
+                claim = self.claim_obj(ns, name, [request])
+                result = {"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}
+                binding = self.chance(0.35)
+                if binding:  # a device that waits for its driver before the pod may bind
+                    result["bindingConditions"] = ["example.com/attached"]
+                    result["bindingFailureConditions"] = ["example.com/attach-failed"]
+                self.allocate(claim, node, [result], "other")
+                if binding and self.chance(0.7):
+                    cond_type = rng.choice(["example.com/attached", "example.com/attach-failed"])
+                    claim["status"]["devices"] = [{
+                        "driver": GPU_DRIVER, "pool": node, "device": device,
+                        "conditions": [{"type": cond_type, "status": rng.choice(["True", "False"]),
+                                        "reason": "Driver", "message": "", "observedGeneration": 0,
+                                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]}]
+                self.objects.append(claim)
+                pod_claims.append({"name": entry, "resourceClaimName": name})
+            elif self.edge:
+                kind = rng.choice(["missing", "no-status", "not-owner", "deleting"])
+                if kind == "missing":
+                    pod_claims.append({"name": entry, "resourceClaimName": f"missing-{i}"})
+                elif kind == "no-status":
+                    pod_claims.append({"name": entry, "resourceClaimTemplateName": f"template-{i}"})
+                elif kind == "not-owner":
+                    name = f"foreign-{i}"
+                    requests, extra = self.requests()
+                    self.objects.append(self.claim_obj(ns, name, requests, extra))
+                    pod_claims.append({"name": entry, "resourceClaimTemplateName": f"template-{i}"})
+                    statuses.append({"name": entry, "resourceClaimName": name})
+                else:
+                    name = f"deleting-{i}"
+                    requests, extra = self.requests()
+                    claim = self.claim_obj(ns, name, requests, extra)
+                    claim["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+                    claim["metadata"]["finalizers"] = ["example.com/hold"]
+                    self.objects.append(claim)
+                    pod_claims.append({"name": entry, "resourceClaimName": name})
+        if self.chance(0.3):
+            name = DRA_GPU if self.chance(0.6) else f"deviceclass.resource.kubernetes.io/{rng.choice(DRA_CLASSES)}"
+            container = rng.choice(pod["spec"]["containers"] + pod["spec"].get("initContainers", []))
+            resources = container.setdefault("resources", {})
+            amount = str(rng.choice([1, 1, 2, 3]))
+            resources.setdefault("requests", {})[name] = amount
+            resources.setdefault("limits", {})[name] = amount
+            if self.chance(0.5):
+                pod_claims = pod_claims if self.chance(0.5) else []
+                statuses = [st for st in statuses if any(st["name"] == c["name"] for c in pod_claims)]
+        if pod_claims:
+            pod["spec"]["resourceClaims"] = pod_claims
+        if statuses:
+            pod["status"]["resourceClaimStatuses"] = statuses
+
+
+# Node declared features (component-helpers/nodedeclaredfeatures): the registry, plus a name it lacks.
+DECLARED_FEATURES = ["ExtendWebSocketsToKubelet", "InPlacePodLevelResourcesVerticalScaling",
+                     "InPlacePodVerticalScalingInitContainers", "RestartAllContainersOnContainerExits",
+                     "UserNamespacesHostNetworkSupport", "ZzNotRegistered"]
+
+
+def _declared_features(seed: int, objects: list[Obj], pod: Obj) -> None:
+    """Nodes declare (sorted) features; some incoming pods need RestartAllContainersOnContainerExits."""
+    rng = random.Random(seed * 7907 + 11)
+    if rng.random() >= 0.3:
+        return
+    for obj in objects:
+        if obj["kind"] == "Node" and rng.random() < 0.7:
+            obj["status"]["declaredFeatures"] = sorted(rng.sample(DECLARED_FEATURES, rng.randint(1, 4)))
+    if rng.random() < 0.6:
+        containers = pod["spec"]["containers"]
+        target = containers[rng.randrange(len(containers))]
+        target["restartPolicy"] = "Never"
+        target["restartPolicyRules"] = [{"action": "RestartAllContainers",
+                                         "exitCodes": {"operator": "In", "values": [42]}}]
 
 
 def generate(seed: int, features: Features | None = None) -> Obj:

@@ -18,6 +18,7 @@ from extender.engine.framework import (
     Status,
     go_div,
 )
+from extender.engine.plugins.dra_extended_resources import delegated_to_dra
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, Scorer, parse_resource_specs
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
@@ -191,6 +192,8 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                     name in self.ignored_resources or name.split("/", 1)[0] in self.ignored_groups):
                 continue
             capacity = allocatable.scalars.get(name, 0)
+            if capacity == 0 and delegated_to_dra(state, node, name):
+                continue
             if amount > capacity - requested.scalars.get(name, 0):
                 reasons.append(f"Insufficient {name}")
                 unresolvable |= amount > capacity

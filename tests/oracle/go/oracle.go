@@ -16,7 +16,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -82,7 +84,7 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 	// drops terminal pods, so they are left out here too.
 	client := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	draManager, err := newDRAManager(ctx, client, factory)
+	draManager, draSynced, err := newDRAManager(ctx, client, factory)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -124,6 +126,13 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 			cancel()
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
+	}
+	// The DRA manager's own views (allocated devices, the extended resource cache, the slice tracker)
+	// are filled by event handlers, which run after the informers' stores synced.
+	if !cache.WaitForCacheSync(ctx.Done(), draSynced...) {
+		_ = fw.Close()
+		cancel()
+		return nil, fmt.Errorf("DRA manager did not sync")
 	}
 
 	nodeInfos := make([]fwk.NodeInfo, 0, len(nodes))
@@ -390,9 +399,9 @@ func ensurePlugin(set *config.PluginSet, multi config.PluginSet, name string) {
 
 // newDRAManager builds the DRA manager as scheduler.New does (several
 // plugins, NodeResourcesFit included, consult it for extended resources).
-func newDRAManager(ctx context.Context, client *fake.Clientset, factory informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
+func newDRAManager(ctx context.Context, client *fake.Clientset, factory informers.SharedInformerFactory) (fwk.SharedDRAManager, []cache.InformerSynced, error) {
 	if !feature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	claimCache := assumecache.NewAssumeCache(klog.FromContext(ctx), factory.Resource().V1().ResourceClaims().Informer(),
 		"ResourceClaim", "", nil)
@@ -408,7 +417,19 @@ func newDRAManager(ctx context.Context, client *fake.Clientset, factory informer
 	}
 	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("resource slice tracker: %w", err)
+		return nil, nil, fmt.Errorf("resource slice tracker: %w", err)
 	}
-	return dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory), nil
+	manager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	// The claim cache's registration with its informer: synced once every claim reached the
+	// allocated-devices view (the assume cache notifies its handlers synchronously).
+	synced := []cache.InformerSynced{claimCache.AddEventHandler(cache.ResourceEventHandlerFuncs{}).HasSynced, tracker.HasSynced}
+	// As scheduler.New's event handlers do: DeviceClass events feed the extended resource cache.
+	if erCache, ok := manager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && erCache != nil {
+		reg, err := factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache)
+		if err != nil {
+			return nil, nil, fmt.Errorf("device class handler: %w", err)
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+	return manager, synced, nil
 }

@@ -25,6 +25,9 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/apis/resource"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
 	"k8s.io/kubernetes/pkg/apis/storage"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
@@ -103,6 +106,20 @@ func validateObject(obj runtime.Object) field.ErrorList {
 		return storagevalidation.ValidateStorageClass(o)
 	case *storage.CSINode:
 		return storagevalidation.ValidateCSINode(o)
+	case *resource.ResourceSlice:
+		return resourcevalidation.ValidateResourceSlice(o)
+	case *resource.DeviceClass:
+		return resourcevalidation.ValidateDeviceClass(o)
+	case *resource.ResourceClaim:
+		errs := resourcevalidation.ValidateResourceClaim(o)
+		// A claim's status (allocation, reservedFor, device status) is written through the status
+		// subresource: validate it as an update from the same claim without one.
+		old := o.DeepCopy()
+		old.Status = resource.ResourceClaimStatus{}
+		old.ResourceVersion = "1"
+		updated := o.DeepCopy()
+		updated.ResourceVersion = "1"
+		return append(errs, resourcevalidation.ValidateResourceClaimStatusUpdate(updated, old)...)
 	}
 	return nil
 }

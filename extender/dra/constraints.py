@@ -1,0 +1,113 @@
+"""Claim constraints (upstream ``incubating/constraint.go`` and the match constraint of the allocator).
+
+``matchAttribute``: every device of the named requests (all requests when none are named) has the
+same value of the attribute. ``distinctAttribute``: no two of them share a value. A device without the
+attribute violates either. ``add`` is called when a device is about to be allocated and ``remove``
+when the search backtracks over it; the constraints are assumed monotonic, so the search stops a
+branch at the first violation.
+"""
+
+from __future__ import annotations
+
+from extender.dra.records import Attribute, DeviceRecord
+
+__all__ = ["Constraint", "DistinctAttribute", "MatchAttribute", "lookup_attribute"]
+
+
+class MatchAttribute:
+    """All devices of the named requests share one value of the attribute."""
+
+    __slots__ = ("attribute", "first", "num_devices", "requests")
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        self.requests = frozenset(requests)
+        self.attribute = attribute
+        self.first: Attribute | None = None
+        self.num_devices = 0
+
+    def applies(self, request: str, sub_request: str) -> bool:
+        if not self.requests:
+            return True
+        if not sub_request:
+            return request in self.requests
+        return request in self.requests or f"{request}/{sub_request}" in self.requests
+
+    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
+        if not self.applies(request, sub_request):
+            return True
+        attr = lookup_attribute(device, driver, self.attribute)
+        if attr is None:
+            return False
+        if self.num_devices == 0:
+            self.first = attr
+            self.num_devices = 1
+            return True
+        if not attr.kind or self.first is None or self.first.kind != attr.kind or self.first.value != attr.value:
+            return False
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
+        if self.applies(request, sub_request):
+            self.num_devices -= 1
+
+
+class DistinctAttribute:
+    """No two devices of the named requests share a value of the attribute.
+
+    Like upstream, the values are remembered per request name, so a later device of the same request
+    replaces the value remembered for the earlier one.
+    """
+
+    __slots__ = ("attribute", "num_devices", "requests", "values")
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        self.requests = frozenset(requests)
+        self.attribute = attribute
+        self.values: dict[str, Attribute] = {}
+        self.num_devices = 0
+
+    def applies(self, request: str, sub_request: str) -> bool:
+        if not self.requests:
+            return True
+        if not sub_request:
+            return request in self.requests
+        return request in self.requests or f"{request}/{sub_request}" in self.requests
+
+    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
+        if not self.applies(request, sub_request):
+            return True
+        attr = lookup_attribute(device, driver, self.attribute)
+        if attr is None:
+            return False
+        if self.num_devices == 0:
+            self.values[request] = attr
+            self.num_devices = 1
+            return True
+        if not attr.kind:
+            return False
+        for other in self.values.values():
+            if other.kind == attr.kind and other.value == attr.value:
+                return False
+        self.values[request] = attr
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
+        if self.applies(request, sub_request):
+            self.values.pop(request, None)
+            self.num_devices -= 1
+
+
+Constraint = MatchAttribute | DistinctAttribute
+
+
+def lookup_attribute(device: DeviceRecord, driver: str, name: str) -> Attribute | None:
+    """A fully qualified attribute; the driver's own domain may also be given without a domain."""
+    attr = device.attributes.get(name)
+    if attr is not None:
+        return attr
+    domain, sep, short = name.partition("/")
+    if not sep or domain != driver:
+        return None
+    return device.attributes.get(short)

@@ -1,0 +1,77 @@
+"""Node declared features (``k8s.io/component-helpers/nodedeclaredfeatures`` v0.36.3).
+
+A node publishes, in ``status.declaredFeatures``, the features its kubelet has turned on; a pod that
+relies on one of them may only go to such a node. The registry below is upstream's ``AllFeatures``;
+each feature says which pods need it for scheduling. Only registered names count on the node side,
+read as upstream's ``TryMap`` does (a merge walk over the node's list, which the kubelet publishes
+sorted: unknown names are skipped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+PodSpec = Mapping[str, Any]
+
+
+def _containers(spec: PodSpec, key: str) -> list[Mapping[str, Any]]:
+    items = spec.get(key)
+    return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+
+
+def _restarts_all_containers(spec: PodSpec) -> bool:
+    """A container or init container has a restart rule with action RestartAllContainers."""
+    for key in ("containers", "initContainers"):
+        for container in _containers(spec, key):
+            rules = container.get("restartPolicyRules")
+            for rule in rules if isinstance(rules, list) else []:
+                if isinstance(rule, Mapping) and rule.get("action") == "RestartAllContainers":
+                    return True
+    return False
+
+
+def _user_namespace_with_host_network(spec: PodSpec) -> bool:
+    """hostNetwork with hostUsers explicitly false."""
+    return spec.get("hostNetwork") is True and spec.get("hostUsers") is False
+
+
+def _never(_spec: PodSpec) -> bool:
+    return False
+
+
+# Upstream's registry: name -> what makes a pod need the feature to be scheduled (InferForScheduling).
+# Features only inferred for pod updates (in-place resize) never constrain scheduling. None has a
+# MaxVersion in v0.36.3, so none is dropped for the scheduler's version.
+FEATURES: dict[str, Callable[[PodSpec], bool]] = {
+    "ExtendWebSocketsToKubelet": _never,
+    "InPlacePodLevelResourcesVerticalScaling": _never,
+    "InPlacePodVerticalScalingInitContainers": _never,
+    "RestartAllContainersOnContainerExits": _restarts_all_containers,
+    "UserNamespacesHostNetworkSupport": _user_namespace_with_host_network,
+}
+REGISTERED: tuple[str, ...] = tuple(sorted(FEATURES))
+
+
+def required_features(spec: PodSpec) -> frozenset[str]:
+    """The registered features a pod needs on its node (InferForPodScheduling)."""
+    return frozenset(name for name in REGISTERED if FEATURES[name](spec))
+
+
+def node_features(declared: Sequence[Any] | None) -> frozenset[str]:
+    """The registered features among a node's ``status.declaredFeatures`` (TryMap: a sorted merge)."""
+    if not isinstance(declared, list | tuple):
+        return frozenset()
+    found: set[str] = set()
+    i = j = 0
+    while i < len(declared) and j < len(REGISTERED):
+        name = str(declared[i])
+        if name == REGISTERED[j]:
+            found.add(name)
+            i += 1
+            j += 1
+        elif name < REGISTERED[j]:
+            i += 1
+        else:
+            j += 1
+    return frozenset(found)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Build upstream/allocoracle (upstream's structured allocator, dynamic-resource-allocation v0.36.3)
+# and cache it at ${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/v1.36.3/bin/dra-allocoracle.
+# Rebuilt only when the Go source or the Go version changes. Prints the binary's path.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="$here/upstream/allocoracle/main.go.txt"
+cache="${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/v1.36.3"
+bin="$cache/bin/dra-allocoracle"
+stamp="$bin.sha256"
+if ! command -v go >/dev/null 2>&1; then
+  echo "build_alloc_oracle.sh: 'go' not found" >&2
+  exit 127
+fi
+hash="$({ go version; cat "$src"; } | sha256sum | cut -d' ' -f1)"
+mkdir -p "$cache/bin"
+exec 9>"$cache/bin/.dra-allocoracle.lock"
+flock 9
+if [[ -x "$bin" && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
+  echo "$bin"
+  exit 0
+fi
+dir="$(cd /tmp && go mod download -json k8s.io/dynamic-resource-allocation@v0.36.3 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -r "$dir/." "$work/" && chmod -R u+w "$work"
+mkdir -p "$work/cmd/allocoracle"
+cp "$src" "$work/cmd/allocoracle/main.go"
+(cd "$work" && nice -n 10 go build -buildvcs=false -trimpath -o "$bin.tmp" ./cmd/allocoracle)
+mv -f "$bin.tmp" "$bin"
+echo "$hash" >"$stamp"
+echo "$bin"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerate data/upstream_allocator_cases.jsonl.gz: run upstream's allocator test table
+# (dynamic-resource-allocation v0.36.3, incubating allocator) with a hook that records each case's
+# inputs and the allocator's outputs. Needs Go; works on a private copy of the module.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+dir="$(cd /tmp && go mod download -json k8s.io/dynamic-resource-allocation@v0.36.3 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -r "$dir/." "$work/" && chmod -R u+w "$work"
+testing="$work/structured/internal/allocatortesting"
+cp "$here/upstream/allocator_dump.go.txt" "$testing/dump.go"
+python3 - "$testing/allocator_testing.go" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+anchor = "\t\t\tg.Expect(results).To(gomega.ConsistOf(tc.expectResults...))\n"
+assert anchor in text, "upstream test runner changed: update the hook"
+hook = "\t\t\tdumpCase(name, tc, allocatedState, unwrap(claimsToAllocate...), results, err)\n"
+open(path, "w").write(text.replace(anchor, hook + anchor, 1))
+PY
+out="$work/cases.jsonl"
+(cd "$work" && DRA_DUMP="$out" nice -n 10 go test ./structured/internal/incubating/ -run TestAllocator -count=1)
+gzip -9 -c "$out" > "$here/data/upstream_allocator_cases.jsonl.gz"
+echo "$(wc -l < "$out") cases"

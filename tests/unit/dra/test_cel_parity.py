@@ -1,0 +1,78 @@
+"""CEL selectors against upstream's ``dynamic-resource-allocation/cel``, expression by expression.
+
+``data/cel_inputs.json`` lists devices and selector expressions covering the ``device`` variable,
+the CEL standard library, the strings extension and Kubernetes' libraries (quantity, semver, regex,
+lists, sets), plus bad expressions. ``data/cel_expected.json`` is what upstream's package returned
+for them (compile error text, or per device the result and runtime error text), produced by
+``tests/unit/dra/upstream/celoracle`` (see ``dump_upstream_cel.sh``). Expressions we know to differ
+are listed in :data:`KNOWN_DIFFERENCES` with the reason; every other one must agree exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extender.dra.cel import CelCache
+from extender.dra.records import slice_record
+
+DATA = Path(__file__).parent / "data"
+INPUTS = json.loads((DATA / "cel_inputs.json").read_text())
+EXPECTED = json.loads((DATA / "cel_expected.json").read_text())
+
+#: Expressions whose outcome differs from cel-go, and why (see the extender.dra.cel docstring).
+_NOT_IN_RUNTIME = "not available in cel-expr-python"
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "[1, 2, 3].indexOf(2) == 1": "list indexOf clashes with the strings extension's declaration in the C++ runtime",
+    "[1, 2, 2].lastIndexOf(2) == 2": "list lastIndexOf clashes with the strings extension's declaration",
+    'isURL("https://example.com/x")': "the URL library is not implemented",
+    'url("https://example.com:8443/x").getPort() == "8443"': "the URL library is not implemented",
+    'format.dns1123Label().validate("abc").hasValue() == false': "the format library is not implemented",
+    "[1, 2].all(i, v, v > i)": "two-variable comprehensions: " + _NOT_IN_RUNTIME,
+    '{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}': "two-variable comprehensions: " + _NOT_IN_RUNTIME,
+    'int("x") == 1': "cel-go folds constant conversions when planning; the C++ runtime fails when evaluating",
+    '[1, "a"].size() == 2': "homogeneous aggregate literals are not enforced by the C++ checker",
+    'string(ip("10.0.0.1")) == "10.0.0.1"': "string() cannot be extended with new overloads in cel-expr-python",
+    'quantity("1.5Gi").asInteger() == 1610612736': (
+        "asInteger/isInteger follow the value; upstream follows resource.Quantity's internal representation"
+    ),
+}
+
+
+def _devices() -> list[tuple[Any, str]]:
+    devices = []
+    for index, entry in enumerate(INPUTS["devices"]):
+        record = slice_record(
+            {
+                "metadata": {"name": f"slice-{index}"},
+                "spec": {
+                    "driver": entry["driver"],
+                    "nodeName": "node",
+                    "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 1},
+                    "devices": [entry["device"]],
+                },
+            }
+        )
+        devices.append((record.devices[0], entry["driver"]))
+    return devices
+
+
+DEVICES = _devices()
+CACHE = CelCache()
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=[e["expression"] for e in EXPECTED])
+def test_expression_matches_upstream(expected: dict[str, Any]) -> None:
+    expression = expected["expression"]
+    if expression in KNOWN_DIFFERENCES:
+        pytest.skip(KNOWN_DIFFERENCES[expression])
+    compiled = CACHE.get_or_compile(expression)
+    assert compiled.error == expected["compileError"]
+    if compiled.error is not None:
+        return
+    ours = [compiled.device_matches(device, driver) for device, driver in DEVICES]
+    theirs = [(r["matches"], r["error"]) for r in expected["results"]]
+    assert ours == theirs
