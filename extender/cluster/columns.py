@@ -212,7 +212,8 @@ class NodeBatch:
         if keep.all():
             return self
         indexes = np.flatnonzero(keep)
-        return NodeBatch([self.nodes[i] for i in indexes], self.columns, self.rows[indexes])
+        nodes = self.nodes
+        return NodeBatch([nodes[i] for i in indexes.tolist()], self.columns, self.rows[indexes])
 
     def _memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         value = self._cache.get(key)

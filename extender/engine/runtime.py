@@ -27,6 +27,7 @@ from extender.engine.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
+    Verdicts,
 )
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
@@ -289,18 +290,25 @@ class Framework:
                 for node in nodes:
                     out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
                 return out
+        # Plugin-major, as filter(): each plugin's verdicts over every node at once.
+        batch = NodeBatch.of(list(nodes), state.snapshot.columns)
+        sweeps: dict[str, Verdicts] = {}
+        for plugin in self.filter_plugins:
+            if plugin.name in state.skip_filter:
+                continue
+            try:
+                sweeps[plugin.name] = plugin.filter_batch(state, pod, batch)
+            except Exception as err:
+                sweeps[plugin.name] = Verdicts(np.ones(len(batch), np.int64), (Status(Code.ERROR, str(err)),))
         feasible: list[NodeInfo] = []
-        for node in nodes:
+        for i, node in enumerate(nodes):
             verdicts: dict[str, Any] = {}
             ok = True
             for plugin in self.filter_plugins:
                 if plugin.name in state.skip_filter:
                     verdicts[plugin.name] = {"code": "Skip", "reasons": []}
                     continue
-                try:
-                    status = plugin.filter(state, pod, node)
-                except Exception as err:
-                    status = Status(Code.ERROR, str(err))
+                status = sweeps[plugin.name].status(i)
                 code = Code.SUCCESS if status is None else status.code
                 if status is not None and code == Code.ERROR:
                     status = filter_error(plugin.name, status.message)

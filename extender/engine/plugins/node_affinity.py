@@ -4,7 +4,7 @@ affinity a profile adds to every pod."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,11 +74,16 @@ def selector_mask(selector: NodeSelector, batch: NodeBatch) -> BoolArray:
     return mask
 
 
+def _equals(key: str, wanted: str) -> Callable[[Mapping[str, str]], bool]:
+    """A nodeSelector entry: the label is present with exactly this value."""
+    return lambda labels: labels.get(key) == wanted
+
+
 def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
     """Nodes matching a pod's nodeSelector (exact label values) and its required node affinity."""
     mask = np.ones(len(batch), np.bool_)
     for key, wanted in required.node_selector:
-        mask &= batch.label_mask(key, lambda labels, key=key, wanted=wanted: labels.get(key) == wanted)
+        mask &= batch.label_mask(key, _equals(key, wanted))
     if required.affinity is not None:
         mask &= selector_mask(required.affinity, batch)
     return mask
