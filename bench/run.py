@@ -458,6 +458,10 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
              "default: Go stops Filter after the adaptive count of feasible nodes (500 of 5000) and scores "
              "those, and the service is sent exactly those nodes; 'all nodes' filters and scores every node.",
              ""]
+    if "loadavg_start" in results:
+        lines += [f"Machine load (5-minute load average) at the start and end of the run: "
+                  f"{results['loadavg_start']:.1f} and {results.get('loadavg_end', float('nan')):.1f} "
+                  f"on {os.cpu_count()} cores.", ""]
     rows: list[str] = []
     sizes = {int(size): figures for size, figures in results["sizes"].items()}  # JSON keys are strings
     largest = max(sizes) if sizes else 0
@@ -556,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(s) for s in (args.sizes or "500,5000").split(",")]
     rounds = args.rounds or (3 if args.quick else 6)
     per_round = args.per_round or (3 if args.quick else 5)
-    results: dict[str, Any] = {"sizes": {}, "quick": args.quick,
+    results: dict[str, Any] = {"sizes": {}, "quick": args.quick, "loadavg_start": os.getloadavg()[1],
                                "generated": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     workdir = Path(tempfile.mkdtemp(prefix="extender-bench-"))
     binary = oracle_binary()
@@ -587,6 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["throughput"] = throughput_figures(500, 300, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    results["loadavg_end"] = os.getloadavg()[1]
     Path(args.out).write_text(report(results, args, beside))
     (Path(args.out).with_suffix(".json")).write_text(json.dumps(results, indent=1, default=str))
     log(f"wrote {args.out}")
