@@ -11,7 +11,7 @@ import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns
+from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
@@ -124,3 +124,11 @@ def test_a_batch_of_nodes_from_another_snapshot_builds_its_own_columns() -> None
     batch = NodeBatch.of(nodes, second.snapshot().columns)
     assert batch.columns is not second.snapshot().columns
     assert np.array_equal(batch.column("alloc_cpu"), [2000, 8000])
+
+
+def test_trunc_div_truncates_toward_zero_as_go_does() -> None:
+    numerators = np.array([7, -7, 7, -7, 0, -1, 1], np.int64)
+    denominators = np.array([2, 2, -2, -2, 3, 2, -2], np.int64)
+    # Go: 7/2=3, -7/2=-3, 7/-2=-3, -7/-2=3, 0/3=0, -1/2=0, 1/-2=0 (Python's // would floor -7//2 to -4).
+    assert trunc_div(numerators, denominators).tolist() == [3, -3, -3, 3, 0, 0, 0]
+    assert trunc_div(np.array([-150, 150], np.int64), 100).tolist() == [-1, 1]
