@@ -330,12 +330,12 @@ class ClusterCache:
             for name in self._dirty:
                 info = self._nodes.get(name)
                 if info is None or info.node is None:
-                    membership_changed |= snap.node_infos.pop(name, None) is not None
+                    membership_changed |= snap.drop(name)
                 else:
                     previous = snap.node_infos.get(name)
                     membership_changed |= previous is None
                     records_changed |= previous is not None and previous.node is not info.node
-                    snap.node_infos[name] = info.clone()
+                    snap.put(info.clone())
             self._dirty.clear()
             if membership_changed:
                 # Keep the node order stable (the order nodes entered the cache), whatever the dirty set's order.

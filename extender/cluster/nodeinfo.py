@@ -47,6 +47,7 @@ class NodeInfo:
         "pods_with_required_anti_affinity",
         "pvc_ref_counts",
         "requested",
+        "row",
         "used_ports",
     )
 
@@ -62,6 +63,8 @@ class NodeInfo:
         self.used_ports: dict[str, set[tuple[str, int]]] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = next_generation()
+        # Set by the snapshot's NodeColumns that hold this NodeInfo as a row (owner tag and row); -1 otherwise.
+        self.row = -1
 
     @property
     def allocatable(self) -> Resource:
@@ -143,6 +146,7 @@ class NodeInfo:
         other.used_ports = {ip: set(entries) for ip, entries in self.used_ports.items()}
         other.pvc_ref_counts = dict(self.pvc_ref_counts)
         other.generation = self.generation
+        other.row = -1  # a copy is nobody's row: its changes must not be read from the original's columns
         return other
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from extender.cluster.columns import NodeColumns
 from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 
@@ -17,12 +18,15 @@ from extender.cluster.nodeinfo import NodeInfo
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_images", "dra", "generation", "node_infos", "node_list", "objects", "pods_with_affinity_nodes",
+    __slots__ = ("_images", "columns", "dra", "generation", "node_infos", "node_list", "objects",
+                 "pods_with_affinity_nodes",
                  "pods_with_required_anti_affinity_nodes")
 
     def __init__(self) -> None:
         self.node_infos: dict[str, NodeInfo] = {}
         self.node_list: list[NodeInfo] = []
+        # The node-local plugins' view: one row per node, written whenever a node is put in node_infos.
+        self.columns = NodeColumns()
         self.pods_with_affinity_nodes: list[NodeInfo] = []
         self.pods_with_required_anti_affinity_nodes: list[NodeInfo] = []
         # kind -> "namespace/name" (or "name") -> raw object; replaced, never mutated, by the cache.
@@ -35,7 +39,11 @@ class Snapshot:
     def from_node_infos(cls, infos: Iterable[NodeInfo],
                         objects: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                         dra: DRAView | None = None) -> Snapshot:
-        """A snapshot of the given NodeInfos (placeholders are left out)."""
+        """A snapshot of the given NodeInfos (placeholders are left out).
+
+        Its columns stay empty: the NodeInfos may be rows of another snapshot (preemption's trials share
+        them), and their tags must keep pointing there. Batches over them build private columns.
+        """
         snap = cls()
         for info in infos:
             if info.node is not None:
@@ -44,6 +52,16 @@ class Snapshot:
         snap.dra = dra if dra is not None else EMPTY_VIEW
         snap.rebuild_lists()
         return snap
+
+    def put(self, info: NodeInfo) -> None:
+        """Hold a (non-placeholder) NodeInfo, replacing the node's previous one; rebuild_lists() follows."""
+        self.node_infos[info.name] = info
+        self.columns.put(info)
+
+    def drop(self, name: str) -> bool:
+        """Stop holding a node; False if it was not held."""
+        self.columns.drop(name)
+        return self.node_infos.pop(name, None) is not None
 
     def rebuild_lists(self, nodes_changed: bool = True) -> None:
         """Recompute the derived lists after node_infos changed.

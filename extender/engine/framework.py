@@ -12,6 +12,9 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, ClassVar
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
@@ -109,16 +112,46 @@ class CycleState:
         self.score_weight = 0  # sum of the weights of the score plugins that ran (not skipped)
 
 
+class Verdicts:
+    """Filter verdicts over a batch of nodes: ``codes[i]`` is 0 where node i passes, else k where
+    ``statuses[k - 1]`` rejects it (nodes rejected for the same reason share one Status)."""
+
+    __slots__ = ("codes", "statuses")
+
+    def __init__(self, codes: Int64Array, statuses: Sequence[Status]) -> None:
+        self.codes = codes
+        self.statuses = statuses
+
+    @classmethod
+    def all_pass(cls, count: int) -> Verdicts:
+        """Every node passes."""
+        return cls(np.zeros(count, np.int64), ())
+
+    @classmethod
+    def where(cls, rejected: Any, status: Status) -> Verdicts:
+        """Nodes where ``rejected`` (a boolean array) is true get ``status``; the others pass."""
+        return cls(np.asarray(rejected, np.int64), (status,))
+
+    def status(self, i: int) -> Status | None:
+        """Node i's verdict (None: it passes)."""
+        code = int(self.codes[i])
+        return self.statuses[code - 1] if code else None
+
+
 class Plugin:
     """Base of every plugin: a stable name, and a constructor taking the plugin's args.
 
     ``node_local`` declares that every verdict and raw score of the plugin depends only on the pod and on
     the one node's NodeInfo (not on other nodes, nor on cluster objects, nor on the set of candidate
     nodes), which lets the equivalence cache reuse them while the node's generation is unchanged.
+    ``columnar`` declares that it implements the batch methods over a NodeBatch's columns.
     """
 
     name: ClassVar[str] = ""
     node_local: ClassVar[bool] = False
+    # True when the plugin computes over a NodeBatch's columns (filter_batch / score_batch) rather than
+    # node by node; the equivalence cache is only worth its lookups for node-local plugins that are not.
+    columnar: ClassVar[bool] = False
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args = args or {}
@@ -133,7 +166,24 @@ class FilterPlugin(Plugin):
 
     def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
         """None if the pod fits the node, else the reason it does not."""
-        raise NotImplementedError
+        return self.filter_batch(state, pod, NodeBatch.of([node], state.snapshot.columns)).status(0)
+
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
+        """Every node's verdict. Columnar plugins implement this over the batch's columns (and inherit
+        ``filter``); the others implement ``filter`` and inherit this loop. An exception on a node
+        becomes that node's Error status, as the runtime reports it."""
+        statuses: list[Status] = []
+        codes = np.zeros(len(batch), np.int64)
+        check = self.filter
+        for i, node in enumerate(batch.nodes):
+            try:
+                status = check(state, pod, node)
+            except Exception as err:
+                status = Status(Code.ERROR, str(err))
+            if status is not None and status.code != Code.SUCCESS:
+                statuses.append(status)
+                codes[i] = len(statuses)
+        return Verdicts(codes, statuses)
 
 
 class ScorePlugin(Plugin):
@@ -151,10 +201,22 @@ class ScorePlugin(Plugin):
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
         """The raw score of one feasible node."""
-        raise NotImplementedError
+        return int(self.score_batch(state, pod, NodeBatch.of([node], state.snapshot.columns))[0])
+
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        """Raw scores of every node: columnar plugins implement this (and inherit ``score``), the others
+        implement ``score`` and inherit this loop."""
+        check = self.score
+        return np.array([check(state, pod, node) for node in batch.nodes], np.int64)
 
     def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
         """Rescale raw scores in place into 0..MAX_NODE_SCORE (default: they already are)."""
+
+    def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
+        """``normalize`` over an array: columnar plugins override it, the others run their list version."""
+        as_list = scores.tolist()
+        self.normalize(state, pod, as_list)
+        return np.array(as_list, np.int64)
 
 
 class PluginError(Exception):
@@ -172,6 +234,17 @@ def default_normalize(scores: list[int], reverse: bool, max_priority: int = MAX_
     for i, score in enumerate(scores):
         scaled = go_div(max_priority * score, highest)
         scores[i] = max_priority - scaled if reverse else scaled
+
+
+def default_normalize_batch(scores: Int64Array, reverse: bool, max_priority: int = MAX_NODE_SCORE) -> Int64Array:
+    """default_normalize over an array (the same integer arithmetic, truncating toward zero)."""
+    from extender.cluster.columns import trunc_div
+
+    highest = max(int(scores.max()) if len(scores) else 0, 0)
+    if highest == 0:
+        return np.full(len(scores), max_priority, np.int64) if reverse else scores
+    scaled = trunc_div(max_priority * scores, highest)
+    return max_priority - scaled if reverse else scaled
 
 
 def go_div(a: int, b: int) -> int:

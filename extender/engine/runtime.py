@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from extender.cluster.columns import NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
@@ -24,6 +27,7 @@ from extender.engine.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
+    Verdicts,
 )
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
@@ -116,43 +120,51 @@ class Framework:
         # Plugin-major order: each plugin sweeps the nodes still standing. A node's verdict is the first
         # plugin (in profile order) that rejects it, exactly as with node-major order, at less overhead.
         candidates: list[NodeInfo] = list(nodes)
-        failed = result.failed
         timer = self.timer
         plugins = [p for p in self.filter_plugins if p.name not in state.skip_filter]
-        if equivalence is not None:
-            lead = 0
-            while lead < len(plugins) and plugins[lead].node_local:
-                lead += 1
-            if lead:
-                started = time.perf_counter()
-                candidates = self._filter_equivalent(state, pod, candidates, plugins[:lead], equivalence, result)
-                if timer is not None:
-                    timer("EquivalenceCache", "Filter", time.perf_counter() - started)
-                if result.error is not None:
-                    return result
-                plugins = plugins[lead:]
-        for plugin in plugins:
+        lead = 0
+        while lead < len(plugins) and plugins[lead].node_local:
+            lead += 1
+        if equivalence is not None and not all(p.columnar for p in plugins[:lead]):
+            # Node-local plugins computed node by node: their verdicts are worth reusing.
             started = time.perf_counter()
-            check = plugin.filter
-            survivors: list[NodeInfo] = []
+            candidates = self._filter_equivalent(state, pod, candidates, plugins[:lead], equivalence, result)
+            if timer is not None:
+                timer("EquivalenceCache", "Filter", time.perf_counter() - started)
+            if result.error is not None:
+                return result
+            plugins = plugins[lead:]
+        batch = NodeBatch.of(candidates, state.snapshot.columns)
+        failed = result.failed
+        for plugin in plugins:
+            if not len(batch):
+                break
+            started = time.perf_counter()
             try:
-                for node in candidates:
-                    status = check(state, pod, node)
-                    if status is None or status.code == Code.SUCCESS:
-                        survivors.append(node)
-                    elif status.code == Code.ERROR:
-                        result.error = filter_error(plugin.name, status.message)
-                        return result
-                    else:
-                        failed[node.name] = status.with_plugin(plugin.name)
+                verdicts = plugin.filter_batch(state, pod, batch)
             except Exception as err:
                 result.error = filter_error(plugin.name, str(err))
                 return result
             finally:
                 if timer is not None:
                     timer(plugin.name, "Filter", time.perf_counter() - started)
-            candidates = survivors
-        result.feasible = candidates
+            codes = verdicts.codes
+            if not codes.any():
+                continue
+            attributed: dict[int, Status] = {}
+            names = batch.nodes
+            for i in np.flatnonzero(codes).tolist():
+                code = int(codes[i])
+                status = attributed.get(code)
+                if status is None:
+                    status = verdicts.statuses[code - 1]
+                    if status.code == Code.ERROR:
+                        result.error = filter_error(plugin.name, status.message)
+                        return result
+                    status = attributed[code] = status.with_plugin(plugin.name)
+                failed[names[i].name] = status
+            batch = batch.take(codes == 0)
+        result.feasible = list(batch.nodes)
         return result
 
     @staticmethod
@@ -211,34 +223,39 @@ class Framework:
                 raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {status.message}')
             active.append((plugin, weight))
         state.score_weight = sum(weight for _, weight in active)
-        local = [plugin for plugin, _ in active if plugin.node_local] if equivalence is not None else []
+        # Node-local plugins computed node by node reuse raw scores through the equivalence cache.
+        local = [plugin for plugin, _ in active if plugin.node_local and not plugin.columnar] \
+            if equivalence is not None else []
         local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) \
             if local and equivalence is not None else {}
-        totals = [0] * len(nodes)
+        batch = NodeBatch.of(nodes, state.snapshot.columns)
+        totals = np.zeros(len(nodes), np.int64)
         for plugin, weight in active:
             started = time.perf_counter()
             try:
-                raw = local_raw.get(plugin.name)
-                if raw is None:
-                    raw = [plugin.score(state, pod, node) for node in nodes]
-                scores = list(raw)
-                plugin.normalize(state, pod, scores)
+                cached = local_raw.get(plugin.name)
+                raw = np.array(cached, np.int64) if cached is not None else plugin.score_batch(state, pod, batch)
+                scores = plugin.normalize_batch(state, pod, raw)
             except Exception as err:
                 raise PluginScoreError(f'running Score plugins: plugin "{plugin.name}" failed with: {err}') from err
             finally:
                 self._time(plugin.name, "Score", started)
             top = plugin.max_score
-            for i, score in enumerate(scores):
-                if score < MIN_NODE_SCORE or score > top:
-                    raise PluginScoreError(
-                        f'running Normalize on Score plugins: plugin "{plugin.name}" returns an invalid score '
-                        f"{score}, it should in the range of [{MIN_NODE_SCORE}, {top}] after normalizing")
-                totals[i] += score * weight
+            invalid = np.flatnonzero((scores < MIN_NODE_SCORE) | (scores > top))
+            if len(invalid):
+                raise PluginScoreError(
+                    f'running Normalize on Score plugins: plugin "{plugin.name}" returns an invalid score '
+                    f"{int(scores[invalid[0]])}, it should in the range of [{MIN_NODE_SCORE}, {top}] after "
+                    "normalizing")
+            totals += scores * weight
             if details is not None:
+                raw_list, score_list = raw.tolist(), scores.tolist()
                 details[plugin.name] = {
-                    node.name: PluginScore(raw[i], scores[i], scores[i] * weight) for i, node in enumerate(nodes)
+                    node.name: PluginScore(raw_list[i], score_list[i], score_list[i] * weight)
+                    for i, node in enumerate(nodes)
                 }
-        return totals
+        result: list[int] = totals.tolist()
+        return result
 
     @staticmethod
     def _local_raw_scores(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[ScorePlugin],
@@ -273,18 +290,25 @@ class Framework:
                 for node in nodes:
                     out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
                 return out
+        # Plugin-major, as filter(): each plugin's verdicts over every node at once.
+        batch = NodeBatch.of(list(nodes), state.snapshot.columns)
+        sweeps: dict[str, Verdicts] = {}
+        for plugin in self.filter_plugins:
+            if plugin.name in state.skip_filter:
+                continue
+            try:
+                sweeps[plugin.name] = plugin.filter_batch(state, pod, batch)
+            except Exception as err:
+                sweeps[plugin.name] = Verdicts(np.ones(len(batch), np.int64), (Status(Code.ERROR, str(err)),))
         feasible: list[NodeInfo] = []
-        for node in nodes:
+        for i, node in enumerate(nodes):
             verdicts: dict[str, Any] = {}
             ok = True
             for plugin in self.filter_plugins:
                 if plugin.name in state.skip_filter:
                     verdicts[plugin.name] = {"code": "Skip", "reasons": []}
                     continue
-                try:
-                    status = plugin.filter(state, pod, node)
-                except Exception as err:
-                    status = Status(Code.ERROR, str(err))
+                status = sweeps[plugin.name].status(i)
                 code = Code.SUCCESS if status is None else status.code
                 if status is not None and code == Code.ERROR:
                     status = filter_error(plugin.name, status.message)

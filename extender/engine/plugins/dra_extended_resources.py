@@ -22,12 +22,10 @@ from extender.engine.framework import CycleState
 from extender.kube.quantity import QuantityError, decode_quantity
 
 
-def delegated_to_dra(state: CycleState, node: NodeInfo, resource: str) -> bool:
-    """Whether NodeResourcesFit leaves this extended resource request to DRA on the node."""
-    assert node.node is not None
-    if node.node.allocatable.scalars.get(resource, 0) > 0:
-        return False
-    return resource in state.snapshot.dra.extended_resource_classes()
+def delegated_to_dra(state: CycleState) -> Mapping[str, str]:
+    """The extended resources NodeResourcesFit leaves to DRA on a node with no allocatable of them
+    (fit.go shouldDelegateResourceToDRA): those a DeviceClass stands for, each with its class."""
+    return state.snapshot.dra.extended_resource_classes()
 
 
 def dra_equivalence_suffix(snapshot: Snapshot, pod: PodRecord) -> str:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import NodeRecord, PodRecord
-from extender.engine.framework import MAX_NODE_SCORE, CycleState, ScorePlugin, Status, go_div
+from extender.cluster.records import PodRecord
+from extender.engine.framework import MAX_NODE_SCORE, CycleState, ScorePlugin, Status
 from extender.engine.registry import register
 
 MB = 1024 * 1024
@@ -25,7 +28,6 @@ MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
 
 _STATE_KEY = "PreScoreImageLocality"
-_MEMO_SIZES = "ImageLocality/sizes"
 
 
 def normalized_image_name(name: str) -> str:
@@ -49,26 +51,12 @@ def _pod_images(pod: PodRecord) -> tuple[tuple[str, ...], int]:
     return tuple(images), len(init) + len(containers)
 
 
-def _node_sizes(record: NodeRecord) -> dict[str, int]:
-    """image name -> size on this node, derived once per node record."""
-    sizes: dict[str, int] | None = record.memo.get(_MEMO_SIZES)
-    if sizes is None:
-        sizes = {}
-        for names, size in record.images:
-            for image in names:
-                sizes[image] = size
-        record.memo[_MEMO_SIZES] = sizes
-    return sizes
-
-
-def calculate_priority(sum_scores: int, num_containers: int) -> int:
+def calculate_priority(sum_scores: Int64Array, num_containers: int) -> Int64Array:
     """calculatePriority: clamp the summed image scores and map them onto 0..MAX_NODE_SCORE."""
     max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
-    if sum_scores < MIN_THRESHOLD:
-        sum_scores = MIN_THRESHOLD
-    elif sum_scores > max_threshold:
-        sum_scores = max_threshold
-    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+    clamped = np.where(sum_scores < MIN_THRESHOLD, MIN_THRESHOLD,
+                       np.where(sum_scores > max_threshold, max_threshold, sum_scores))
+    return trunc_div(MAX_NODE_SCORE * (clamped - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
 
 
 @register
@@ -76,6 +64,7 @@ class ImageLocality(ScorePlugin):
     """Score nodes by the (spread-scaled) size of the pod's images they already hold."""
 
     name = "ImageLocality"
+    columnar = True
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         # Upstream has no PreScore: this only parses the pod once for all nodes (it never skips).
@@ -84,21 +73,15 @@ class ImageLocality(ScorePlugin):
         state.data[_STATE_KEY] = (images, num_containers, counts, len(state.snapshot.node_list))
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
         pre: tuple[tuple[str, ...], int, Mapping[str, int], int] | None = state.data.get(_STATE_KEY)
         if pre is None:
-            self.pre_score(state, pod, [node])
+            self.pre_score(state, pod, batch.nodes)
             pre = state.data[_STATE_KEY]
         images, num_containers, counts, total = pre
-        record = node.node
-        assert record is not None
-        sizes = _node_sizes(record)
-        total_score = 0
+        sum_scores = np.zeros(len(batch), np.int64)
         for image in images:
-            size = sizes.get(image)
-            if size is not None:
-                # scaledImageScore: int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))
-                spread = counts.get(image, 0) / total if total else 0.0
-                total_score += int(float(size) * spread)
-        return calculate_priority(total_score, num_containers)
-
+            # scaledImageScore: int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))
+            spread = counts.get(image, 0) / total if total else 0.0
+            sum_scores += (batch.image_sizes(image).astype(np.float64) * spread).astype(np.int64)
+        return calculate_priority(sum_scores, num_containers)

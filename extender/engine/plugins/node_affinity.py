@@ -4,9 +4,12 @@ affinity a profile adds to every pod."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
+from extender.cluster.columns import BoolArray, Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -16,12 +19,17 @@ from extender.engine.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
-    default_normalize,
+    Verdicts,
+    default_normalize_batch,
     unresolvable,
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.selectors import (
+    NodeSelector,
+    NodeSelectorTerm,
+    PreferredTerms,
+    RequiredNodeAffinity,
     SelectorError,
     compile_node_selector,
     compile_preferred_terms,
@@ -41,12 +49,61 @@ def _node_affinity(pod: PodRecord) -> Mapping[str, Any]:
     return affinity.get("nodeAffinity") or {}
 
 
+def term_mask(term: NodeSelectorTerm, batch: NodeBatch) -> BoolArray:
+    """Nodes a NodeSelectorTerm matches: each label requirement is a column mask; the rare field
+    requirements (metadata.name) are checked, with the whole term, on the nodes still matching."""
+    if not term.valid:
+        return np.zeros(len(batch), np.bool_)
+    mask = np.ones(len(batch), np.bool_)
+    for requirement in term.label_requirements:
+        mask &= batch.label_mask(requirement.key, requirement.matches)
+    if term.field_requirements:
+        nodes = batch.nodes
+        for i in np.flatnonzero(mask).tolist():
+            record = nodes[i].node
+            assert record is not None
+            mask[i] = term.matches(record.labels, record.name)
+    return mask
+
+
+def selector_mask(selector: NodeSelector, batch: NodeBatch) -> BoolArray:
+    """Nodes a NodeSelector matches (any of its valid terms)."""
+    mask = np.zeros(len(batch), np.bool_)
+    for term in selector.terms:
+        mask |= term_mask(term, batch)
+    return mask
+
+
+def _equals(key: str, wanted: str) -> Callable[[Mapping[str, str]], bool]:
+    """A nodeSelector entry: the label is present with exactly this value."""
+    return lambda labels: labels.get(key) == wanted
+
+
+def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
+    """Nodes matching a pod's nodeSelector (exact label values) and its required node affinity."""
+    mask = np.ones(len(batch), np.bool_)
+    for key, wanted in required.node_selector:
+        mask &= batch.label_mask(key, _equals(key, wanted))
+    if required.affinity is not None:
+        mask &= selector_mask(required.affinity, batch)
+    return mask
+
+
+def preferred_scores(terms: PreferredTerms, batch: NodeBatch) -> Int64Array:
+    """The sum of the weights of the preferred terms each node matches."""
+    total = np.zeros(len(batch), np.int64)
+    for weight, term in terms.terms:
+        total += np.where(term_mask(term, batch), weight, 0)
+    return total
+
+
 @register
 class NodeAffinity(FilterPlugin, ScorePlugin):
     """Filter on nodeSelector + required terms (+ added affinity); score by preferred term weights."""
 
     name = "NodeAffinity"
     node_local = True
+    columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -90,17 +147,15 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
             state.prefilter_nodes[self.name] = frozenset(names)
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
-        record = node.node
-        assert record is not None
-        if self.added_selector is not None and not self.added_selector.matches(record.labels, record.name):
-            return unresolvable(ERR_REASON_ENFORCED)
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
+        enforced = selector_mask(self.added_selector, batch) if self.added_selector is not None \
+            else np.ones(len(batch), np.bool_)
         required = state.data.get(_PREFILTER_KEY)
         if required is None:
             required = state.data[_PREFILTER_KEY] = compile_required_node_affinity(pod.raw)
-        if not required.matches(record.labels, record.name):
-            return unresolvable(ERR_REASON_POD)
-        return None
+        matched = required_mask(required, batch)
+        codes = np.where(~enforced, 1, np.where(matched, 0, 2))
+        return Verdicts(codes, (unresolvable(ERR_REASON_ENFORCED), unresolvable(ERR_REASON_POD)))
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
@@ -110,16 +165,14 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
         state.data[_PRESCORE_KEY] = terms
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
-        record = node.node
-        assert record is not None
-        total = 0
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        total = np.zeros(len(batch), np.int64)
         if self.added_preferred is not None:
-            total += self.added_preferred.score(record.labels, record.name)
+            total += preferred_scores(self.added_preferred, batch)
         terms = state.data.get(_PRESCORE_KEY)
         if terms is not None:
-            total += terms.score(record.labels, record.name)
+            total += preferred_scores(terms, batch)
         return total
 
-    def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
-        default_normalize(scores, reverse=False)
+    def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
+        return default_normalize_batch(scores, reverse=False)

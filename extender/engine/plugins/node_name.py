@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from extender.cluster.nodeinfo import NodeInfo
+import numpy as np
+
+from extender.cluster.columns import NodeBatch
 from extender.cluster.records import PodRecord
-from extender.engine.framework import CycleState, FilterPlugin, Status, unresolvable
+from extender.engine.framework import CycleState, FilterPlugin, Verdicts, unresolvable
 from extender.engine.registry import register
 
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -16,8 +18,11 @@ class NodeName(FilterPlugin):
 
     name = "NodeName"
     node_local = True
+    columnar = True
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
-        if not pod.node_name or pod.node_name == node.name:
-            return None
-        return unresolvable(ERR_REASON)
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
+        if not pod.node_name:
+            return Verdicts.all_pass(len(batch))
+        wanted = pod.node_name
+        return Verdicts.where(np.fromiter((node.name != wanted for node in batch.nodes), np.bool_, len(batch)),
+                              unresolvable(ERR_REASON))

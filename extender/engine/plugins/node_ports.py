@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from extender.cluster.columns import NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.engine.framework import SKIP, CycleState, FilterPlugin, Status, unschedulable
+from extender.engine.framework import SKIP, CycleState, FilterPlugin, Status, Verdicts, unschedulable
 from extender.engine.registry import register
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -18,14 +21,17 @@ class NodePorts(FilterPlugin):
 
     name = "NodePorts"
     node_local = True
+    columnar = True
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         return None if pod.host_ports else SKIP
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
-        if not node.used_ports:
-            return None
-        for ip, protocol, port in pod.host_ports:
-            if node.port_conflict(ip, protocol, port):
-                return unschedulable(ERR_REASON)
-        return None
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
+        # Only nodes with host ports in use can conflict: those few are checked port by port.
+        conflicts = np.zeros(len(batch), np.bool_)
+        wanted = pod.host_ports
+        nodes = batch.nodes
+        for i in np.flatnonzero(batch.column("has_ports")).tolist():
+            node = nodes[i]
+            conflicts[i] = any(node.port_conflict(ip, protocol, port) for ip, protocol, port in wanted)
+        return Verdicts.where(conflicts, unschedulable(ERR_REASON))

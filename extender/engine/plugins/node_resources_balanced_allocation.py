@@ -3,37 +3,56 @@ once the pod is placed (upstream plugins/noderesources/balanced_allocation.go, v
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.engine.framework import MAX_NODE_SCORE, SKIP, CycleState, ScorePlugin, Status, go_div
+from extender.engine.framework import MAX_NODE_SCORE, SKIP, CycleState, ScorePlugin, Status
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, parse_resource_specs
 from extender.engine.registry import register
 
 _PRESCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
 
-def balance(requested: list[int], allocatable: list[int]) -> int:
-    """(1 - standard deviation of the used fractions) × 100, fractions capped at 1, truncated."""
-    fractions = [min(float(requested[i]) / float(capacity), 1.0) for i, capacity in enumerate(allocatable) if capacity]
-    std = 0.0
-    if len(fractions) == 2:
-        std = abs((fractions[0] - fractions[1]) / 2)
-    elif len(fractions) > 2:
-        mean = sum(fractions) / len(fractions)
-        std = math.sqrt(sum((f - mean) * (f - mean) for f in fractions) / len(fractions))
-    return int((1 - std) * MAX_NODE_SCORE)
+def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
+    """(1 - standard deviation of the used fractions) × 100, fractions capped at 1, truncated; over the
+    resources each node has (rows: resources, columns: nodes), in float64 and in upstream's order of
+    operations, so the result is bit for bit the scalar one."""
+    present = allocatable != 0
+    count = present.sum(axis=0)
+    fractions = np.where(present, np.minimum(requested / np.where(present, allocatable, 1).astype(np.float64), 1.0),
+                         0.0)
+    std = np.zeros(allocatable.shape[1], np.float64)
+    two = count == 2
+    if two.any():
+        # The two present fractions, whichever rows they are in: the first and the last present one.
+        first = fractions[np.argmax(present, axis=0), np.arange(present.shape[1])]
+        last = fractions[present.shape[0] - 1 - np.argmax(present[::-1], axis=0), np.arange(present.shape[1])]
+        std = np.where(two, np.abs((first - last) / 2), std)
+    more = count > 2
+    if more.any():
+        total = np.zeros(allocatable.shape[1], np.float64)
+        for row in fractions:  # left to right, as a sequential sum; absent rows add an exact 0.0
+            total = total + row
+        mean = total / np.maximum(count, 1)
+        squares = np.zeros(allocatable.shape[1], np.float64)
+        for row, has in zip(fractions, present, strict=True):
+            squares = squares + np.where(has, (row - mean) * (row - mean), 0.0)
+        std = np.where(more, np.sqrt(squares / np.maximum(count, 1)), std)
+    scores: Int64Array = ((1 - std) * MAX_NODE_SCORE).astype(np.int64)  # non-negative: truncation is int()
+    return scores
 
 
-def balanced_resource_scorer(requested: list[int], allocated: list[int], allocatable: list[int]) -> int:
+def balanced_resource_scorer(requested: Int64Array, allocated: Int64Array, allocatable: Int64Array) -> Int64Array:
     """50 plus half of how much placing the pod improves the balance (it can also worsen it)."""
     with_pod = balance(requested, allocatable)
     without_pod = balance(allocated, allocatable)
     half = MAX_NODE_SCORE // 2
-    return half + go_div(half + with_pod - without_pod, 2)
+    return half + trunc_div(half + with_pod - without_pod, 2)
 
 
 @register
@@ -42,6 +61,7 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
 
     name = "NodeResourcesBalancedAllocation"
     node_local = True
+    columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -55,5 +75,5 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
         state.data[_PRESCORE_KEY] = requests
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
-        return self.scorer.score(node, state.data[_PRESCORE_KEY])
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        return self.scorer.score(batch, state.data[_PRESCORE_KEY])

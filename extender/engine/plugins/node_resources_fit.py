@@ -3,9 +3,12 @@ by LeastAllocated, MostAllocated or RequestedToCapacityRatio (upstream plugins/n
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.resource import is_extended_resource_name
@@ -16,7 +19,7 @@ from extender.engine.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
-    go_div,
+    Verdicts,
 )
 from extender.engine.plugins.dra_extended_resources import delegated_to_dra
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, Scorer, parse_resource_specs
@@ -32,46 +35,50 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 _PRESCORE_KEY = "PreScoreNodeResourcesFit"
 
 
-def least_requested_score(requested: int, capacity: int) -> int:
-    """Free share of a resource after placing the pod, 0..100."""
-    if capacity == 0 or requested > capacity:
-        return 0
-    return (capacity - requested) * MAX_NODE_SCORE // capacity
+def least_requested_score(requested: Int64Array, capacity: Int64Array) -> Int64Array:
+    """Free share of a resource after placing the pod, 0..100 (0 where it does not fit or is absent)."""
+    safe = np.where(capacity == 0, 1, capacity)
+    return np.where((capacity == 0) | (requested > capacity), 0, (capacity - requested) * MAX_NODE_SCORE // safe)
 
 
-def most_requested_score(requested: int, capacity: int) -> int:
+def most_requested_score(requested: Int64Array, capacity: Int64Array) -> Int64Array:
     """Used share of a resource after placing the pod, 0..100 (requests above capacity count as full)."""
-    if capacity == 0:
-        return 0
-    return min(requested, capacity) * MAX_NODE_SCORE // capacity
+    safe = np.where(capacity == 0, 1, capacity)
+    return np.where(capacity == 0, 0, np.minimum(requested, capacity) * MAX_NODE_SCORE // safe)
 
 
-def weighted_mean_scorer(per_resource: Any, weights: Sequence[int]) -> Scorer:
-    """Weighted mean of a per-resource score over the resources the node has (integer division)."""
+def weighted_mean_scorer(per_resource: Callable[[Int64Array, Int64Array], Int64Array],
+                         weights: Sequence[int]) -> Scorer:
+    """Weighted mean of a per-resource score over the resources each node has (integer division)."""
 
-    def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
-        total = weight_sum = 0
-        for i, capacity in enumerate(allocatable):
-            if capacity == 0:
-                continue
-            total += per_resource(requested[i], capacity) * weights[i]
-            weight_sum += weights[i]
-        return total // weight_sum if weight_sum else 0
+    def scorer(requested: Int64Array, _allocated: Int64Array, allocatable: Int64Array) -> Int64Array:
+        total = np.zeros(allocatable.shape[1], np.int64)
+        weight_sum = np.zeros(allocatable.shape[1], np.int64)
+        for i, weight in enumerate(weights):
+            present = allocatable[i] != 0
+            total += np.where(present, per_resource(requested[i], allocatable[i]) * weight, 0)
+            weight_sum += np.where(present, weight, 0)
+        result: Int64Array = np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
+        return result
 
     return scorer
 
 
-def broken_linear(shape: Sequence[tuple[int, int]]) -> Any:
+def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[Int64Array], Int64Array]:
     """helper.BuildBrokenLinearFunction: piecewise linear through (utilization, score) points."""
 
-    def fn(p: int) -> int:
-        for i, (utilization, score) in enumerate(shape):
-            if p <= utilization:
-                if i == 0:
-                    return score
+    def fn(p: Int64Array) -> Int64Array:
+        result = np.full(p.shape, shape[-1][1], np.int64)
+        # The first point at or above p decides; walking backwards lets the earliest one win.
+        for i in range(len(shape) - 1, -1, -1):
+            utilization, score = shape[i]
+            if i == 0:
+                value = np.full(p.shape, score, np.int64)
+            else:
                 prev_u, prev_s = shape[i - 1]
-                return prev_s + go_div((score - prev_s) * (p - prev_u), utilization - prev_u)
-        return shape[-1][1]
+                value = prev_s + trunc_div((score - prev_s) * (p - prev_u), utilization - prev_u)
+            result = np.where(p <= utilization, value, result)
+        return result
 
     return fn
 
@@ -81,24 +88,23 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]], weights
     points = [(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape]
     raw = broken_linear(points)
 
-    def per_resource(requested: int, capacity: int) -> int:
-        if capacity == 0 or requested > capacity:
-            return int(raw(MAX_UTILIZATION))
-        return int(raw(requested * MAX_UTILIZATION // capacity))
+    def per_resource(requested: Int64Array, capacity: Int64Array) -> Int64Array:
+        safe = np.where(capacity == 0, 1, capacity)
+        over = (capacity == 0) | (requested > capacity)
+        return raw(np.where(over, MAX_UTILIZATION, requested * MAX_UTILIZATION // safe))
 
-    def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
-        total = weight_sum = 0
-        for i, capacity in enumerate(allocatable):
-            if capacity == 0:
-                continue
-            score = per_resource(requested[i], capacity)
-            if score > 0:
-                total += score * weights[i]
-                weight_sum += weights[i]
-        if weight_sum == 0:
-            return 0
+    def scorer(requested: Int64Array, _allocated: Int64Array, allocatable: Int64Array) -> Int64Array:
+        total = np.zeros(allocatable.shape[1], np.int64)
+        weight_sum = np.zeros(allocatable.shape[1], np.int64)
+        for i, weight in enumerate(weights):
+            score = per_resource(requested[i], allocatable[i])
+            counted = (allocatable[i] != 0) & (score > 0)
+            total += np.where(counted, score * weight, 0)
+            weight_sum += np.where(counted, weight, 0)
         # math.Round: halves away from zero (scores are non-negative here).
-        return (2 * total + weight_sum) // (2 * weight_sum)
+        safe = np.maximum(weight_sum, 1)
+        result: Int64Array = np.where(weight_sum > 0, (2 * total + weight_sum) // (2 * safe), 0)
+        return result
 
     return scorer
 
@@ -128,6 +134,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
 
     name = "NodeResourcesFit"
     node_local = True
+    columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -162,48 +169,55 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         # Fit's scores take container requests even when spec.resources sets pod-level ones (fit.go NewFit).
         self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False)
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
-        assert node.node is not None
-        allocatable = node.node.allocatable
-        requested = node.requested
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
         want = pod.requests
-        reasons: list[str] = []
-        unresolvable = False
-        if len(node.pods) + 1 > allocatable.allowed_pods:
-            reasons.append("Too many pods")
-        if want.is_zero():
-            return Status(Code.UNSCHEDULABLE, *reasons) if reasons else None
-        if want.milli_cpu > 0 and want.milli_cpu > allocatable.milli_cpu - requested.milli_cpu:
-            reasons.append("Insufficient cpu")
-            unresolvable |= want.milli_cpu > allocatable.milli_cpu
-        if want.memory > 0 and want.memory > allocatable.memory - requested.memory:
-            reasons.append("Insufficient memory")
-            unresolvable |= want.memory > allocatable.memory
-        if want.ephemeral_storage > 0 and (
-                want.ephemeral_storage > allocatable.ephemeral_storage - requested.ephemeral_storage):
-            reasons.append("Insufficient ephemeral-storage")
-            unresolvable |= want.ephemeral_storage > allocatable.ephemeral_storage
-        # Upstream walks a Go map here, so the order among scalar resources is random; ours is sorted.
-        for name in sorted(want.scalars):
-            amount = want.scalars[name]
-            if amount == 0:
-                continue
-            if is_extended_resource_name(name) and (
-                    name in self.ignored_resources or name.split("/", 1)[0] in self.ignored_groups):
-                continue
-            capacity = allocatable.scalars.get(name, 0)
-            if capacity == 0 and delegated_to_dra(state, node, name):
-                continue
-            if amount > capacity - requested.scalars.get(name, 0):
+        # Each check sets one bit per node; a node's set of bits, in this order, is its list of reasons.
+        reasons = ["Too many pods"]
+        bits = (batch.column("pod_count") + 1 > batch.column("alloc_pods")).astype(np.int64)
+        unresolvable = np.zeros(len(batch), np.bool_)
+        if not want.is_zero():
+            checks: list[tuple[str, int, Int64Array, Int64Array]] = []
+            if want.milli_cpu > 0:
+                checks.append(("cpu", want.milli_cpu, batch.column("alloc_cpu"), batch.column("req_cpu")))
+            if want.memory > 0:
+                checks.append(("memory", want.memory, batch.column("alloc_mem"), batch.column("req_mem")))
+            if want.ephemeral_storage > 0:
+                checks.append(("ephemeral-storage", want.ephemeral_storage, batch.column("alloc_eph"),
+                               batch.column("req_eph")))
+            # Upstream walks a Go map here, so the order among scalar resources is random; ours is sorted.
+            for name in sorted(want.scalars):
+                amount = want.scalars[name]
+                if amount == 0:
+                    continue
+                if is_extended_resource_name(name) and (
+                        name in self.ignored_resources or name.split("/", 1)[0] in self.ignored_groups):
+                    continue
+                checks.append((name, amount, *batch.scalar(name)))
+            # An extended resource a DeviceClass stands for is left to DRA on nodes that have none of it.
+            delegated = delegated_to_dra(state)
+            for name, amount, capacity, used in checks:
+                short = amount > capacity - used
+                if name in delegated:
+                    short &= capacity > 0
+                bits |= short.astype(np.int64) << len(reasons)
                 reasons.append(f"Insufficient {name}")
-                unresolvable |= amount > capacity
-        if not reasons:
-            return None
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons)
+                unresolvable |= short & (amount > capacity)
+        codes = np.where(bits == 0, 0, (bits << 1) | unresolvable)
+        distinct = np.unique(codes)
+        statuses: list[Status] = []
+        index = np.zeros(len(batch), np.int64)
+        for key in distinct.tolist():
+            if key == 0:
+                continue
+            mask = key >> 1
+            statuses.append(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if key & 1 else Code.UNSCHEDULABLE,
+                                   *(reason for j, reason in enumerate(reasons) if mask >> j & 1)))
+            index[codes == key] = len(statuses)
+        return Verdicts(index, statuses)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[_PRESCORE_KEY] = self.scorer.pod_request_list(pod.raw)
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
-        return self.scorer.score(node, state.data[_PRESCORE_KEY])
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        return self.scorer.score(batch, state.data[_PRESCORE_KEY])

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.columns import NodeBatch
 from extender.cluster.records import PodRecord
-from extender.engine.framework import CycleState, FilterPlugin, Status, unresolvable
+from extender.engine.framework import CycleState, FilterPlugin, Verdicts, unresolvable
 from extender.engine.registry import register
 from extender.kube.taints import Taint, tolerates
 
@@ -22,13 +22,10 @@ class NodeUnschedulable(FilterPlugin):
 
     name = "NodeUnschedulable"
     node_local = True
+    columnar = True
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
-        record = node.node
-        if record is None:
-            return unresolvable(ERR_REASON_UNKNOWN_CONDITION)
-        if not record.unschedulable:
-            return None
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
+        # Placeholders (no node object: "unknown conditions") never reach a batch: snapshots leave them out.
         if any(tolerates(t, UNSCHEDULABLE_TAINT) for t in pod.tolerations):
-            return None
-        return unresolvable(ERR_REASON_UNSCHEDULABLE)
+            return Verdicts.all_pass(len(batch))
+        return Verdicts.where(batch.column("unschedulable") != 0, unresolvable(ERR_REASON_UNSCHEDULABLE))

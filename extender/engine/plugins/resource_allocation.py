@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from extender.cluster.nodeinfo import NodeInfo
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from extender.engine.profile import ProfileError
 from extender.kube.quantity import milli_value, value
@@ -18,8 +20,8 @@ NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {CPU: Fraction(1, 10), MEMORY: Fract
 
 DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
 
-# requested, allocated, allocatable (one entry per configured resource) -> score
-Scorer = Callable[[list[int], list[int], list[int]], int]
+# requested, allocated, allocatable (a row per configured resource, a column per node) -> score per node
+Scorer = Callable[[Int64Array, Int64Array, Int64Array], Int64Array]
 
 
 def parse_resource_specs(specs: Any, path: str) -> tuple[tuple[str, int], ...]:
@@ -68,49 +70,34 @@ class ResourceAllocationScorer:
                                 pod_level_resources=self.pod_level_resources)
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
 
-    def vectors(self, node: NodeInfo, pod_requests_list: list[int]) -> tuple[list[int], list[int], list[int]]:
-        """(requested incl. the pod, allocated before it, allocatable) per resource; 0s mean skipped."""
-        count = len(self.names)
-        requested = [0] * count
-        allocated = [0] * count
-        allocatable = [0] * count
-        assert node.node is not None
-        alloc = node.node.allocatable
-        used = node.requested if self.use_requested else node.non_zero_requested
+    def vectors(self, batch: NodeBatch, pod_requests_list: list[int]) -> tuple[Int64Array, Int64Array, Int64Array]:
+        """(requested incl. the pod, allocated before it, allocatable): one row per configured resource,
+        one column per node; all three are 0 where the resource is skipped for that node."""
+        count, size = len(self.names), len(batch)
+        requested = np.zeros((count, size), np.int64)
+        allocated = np.zeros((count, size), np.int64)
+        allocatable = np.zeros((count, size), np.int64)
+        prefix = "req_" if self.use_requested else "nonzero_"
         for i, name in enumerate(self.names):
             pod_request = pod_requests_list[i]
             if name == CPU:
-                node_alloc, node_used = alloc.milli_cpu, used.milli_cpu
+                node_alloc, node_used = batch.column("alloc_cpu"), batch.column(prefix + "cpu")
             elif name == MEMORY:
-                node_alloc, node_used = alloc.memory, used.memory
+                node_alloc, node_used = batch.column("alloc_mem"), batch.column(prefix + "mem")
             elif name == EPHEMERAL_STORAGE:
-                node_alloc, node_used = alloc.ephemeral_storage, node.requested.ephemeral_storage
+                node_alloc, node_used = batch.column("alloc_eph"), batch.column("req_eph")
             else:
                 if pod_request == 0 and is_scalar_resource_name(name):
                     continue
-                if name not in alloc.scalars:
-                    continue
-                node_alloc, node_used = alloc.scalars[name], node.requested.scalars.get(name, 0)
-            if node_alloc == 0:
-                continue
+                # A node without the resource in its allocatable skips it, as one with 0 of it does.
+                node_alloc, node_used = batch.scalar(name)
+            present = node_alloc != 0
             allocatable[i] = node_alloc
-            allocated[i] = node_used
-            requested[i] = node_used + pod_request
+            allocated[i] = np.where(present, node_used, 0)
+            requested[i] = np.where(present, node_used + pod_request, 0)
         return requested, allocated, allocatable
 
-    def score(self, node: NodeInfo, pod_requests_list: list[int]) -> int:
-        """The scoring function applied to this node's vectors."""
-        if self.names == (CPU, MEMORY):
-            # The default resources: same arithmetic as vectors(), without the generic per-name dispatch.
-            assert node.node is not None
-            alloc = node.node.allocatable
-            used = node.requested if self.use_requested else node.non_zero_requested
-            cpu_alloc, mem_alloc = alloc.milli_cpu, alloc.memory
-            cpu_used = used.milli_cpu if cpu_alloc else 0
-            mem_used = used.memory if mem_alloc else 0
-            return self.scorer(
-                [cpu_used + pod_requests_list[0] if cpu_alloc else 0,
-                 mem_used + pod_requests_list[1] if mem_alloc else 0],
-                [cpu_used, mem_used], [cpu_alloc, mem_alloc])
-        requested, allocated, allocatable = self.vectors(node, pod_requests_list)
+    def score(self, batch: NodeBatch, pod_requests_list: list[int]) -> Int64Array:
+        """The scoring function applied to every node's vectors."""
+        requested, allocated, allocatable = self.vectors(batch, pod_requests_list)
         return self.scorer(requested, allocated, allocatable)

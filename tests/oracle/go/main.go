@@ -26,6 +26,7 @@ import (
 )
 
 var validateMode = flag.Bool("validate", false, "check that the scenarios' objects are valid and already defaulted, instead of scheduling")
+var benchStream = flag.Bool("bench-stream", false, "build the cluster of the first scenario line once, then time each further line's {pod, runs, sample} on it (see BenchStream)")
 var benchRuns = flag.Int("bench", 0, "time this many full scheduling cycles per scenario through the framework runtime, instead of reporting verdicts")
 
 func main() {
@@ -38,6 +39,13 @@ func main() {
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
+	if *benchStream {
+		if err := BenchStream(in, enc, out.Flush); err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: bench-stream:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {

@@ -1,0 +1,278 @@
+"""Per-node numeric state in columns: what the node-local plugins read, one array element per node.
+
+A :class:`NodeColumns` belongs to one snapshot; the cache writes a node's row whenever it copies that node
+into the snapshot, so the columns stay current at the cost of the nodes that changed, never of the cluster.
+Plugins read them through a :class:`NodeBatch`: the candidate nodes of one request as row indexes, with
+the columns gathered for exactly those nodes, so that a verdict or a score over thousands of nodes is a
+handful of array operations instead of a Python loop per node.
+
+Everything is held in the scheduler's integer units (int64: millicores, bytes, counts), so the plugins'
+integer arithmetic stays exact. Values that are not numbers are interned: a node's taints as a code into
+the table of distinct taint lists, a label's value as a code into that key's table of distinct values
+(-1 where the node lacks the key), so that a predicate is evaluated once per distinct value and gathered.
+
+NodeInfos that are not rows of a snapshot (a NodeList sent in full, preemption's what-if copies) get a
+private NodeColumns built for the request: the same representation, the same plugin code.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from extender.cluster.nodeinfo import NodeInfo
+from extender.kube.taints import Taint
+
+Int64Array = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+IntpArray = npt.NDArray[np.intp]
+
+# Numeric columns, one int64 per row.
+NUMERIC = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
+           "nonzero_cpu", "nonzero_mem", "pod_count", "unschedulable", "has_ports", "taint_code")
+
+_ROW_BITS = 32
+_owners = itertools.count(1)
+
+
+class NodeColumns:
+    """Columns over a set of NodeInfos; rows are reused after a node leaves."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.owner = next(_owners)  # tags NodeInfo.row so that a row of other columns is never read here
+        self.capacity = max(capacity, 1)
+        self.numeric: dict[str, Int64Array] = {name: np.zeros(self.capacity, np.int64) for name in NUMERIC}
+        # scalar resource -> (allocatable, requested)
+        self.scalars: dict[str, tuple[Int64Array, Int64Array]] = {}
+        # label key -> value codes; and per key, the values by code
+        self.labels: dict[str, npt.NDArray[np.int32]] = {}
+        self.label_values: dict[str, list[str]] = {}
+        self._label_codes: dict[str, dict[str, int]] = {}
+        self._row_labels: list[tuple[str, ...]] = [()] * self.capacity
+        # image name -> size on each node (0 where absent)
+        self.images: dict[str, Int64Array] = {}
+        self._row_images: list[tuple[str, ...]] = [()] * self.capacity
+        self.taint_sets: list[tuple[Taint, ...]] = [()]
+        self._taint_codes: dict[tuple[Taint, ...], int] = {(): 0}
+        self._rows: dict[str, int] = {}
+        self._free: list[int] = []
+        self._next = 0
+
+    @classmethod
+    def of(cls, nodes: Sequence[NodeInfo]) -> NodeColumns:
+        """Private columns for NodeInfos that are not rows of a snapshot (their ``row`` is not set)."""
+        columns = cls(len(nodes))
+        for node in nodes:
+            columns._write(columns._allocate(), node)
+        return columns
+
+    # ---- maintenance ---------------------------------------------------------------------------
+    def _grow(self) -> None:
+        size = self.capacity * 2
+        for name, column in self.numeric.items():
+            self.numeric[name] = np.concatenate([column, np.zeros(size - self.capacity, np.int64)])
+        for name, (alloc, used) in self.scalars.items():
+            self.scalars[name] = (np.concatenate([alloc, np.zeros(size - self.capacity, np.int64)]),
+                                  np.concatenate([used, np.zeros(size - self.capacity, np.int64)]))
+        for key, codes in self.labels.items():
+            self.labels[key] = np.concatenate([codes, np.full(size - self.capacity, -1, np.int32)])
+        for image, sizes in self.images.items():
+            self.images[image] = np.concatenate([sizes, np.zeros(size - self.capacity, np.int64)])
+        self._row_labels += [()] * (size - self.capacity)
+        self._row_images += [()] * (size - self.capacity)
+        self.capacity = size
+
+    def _allocate(self) -> int:
+        if self._free:
+            return self._free.pop()
+        if self._next == self.capacity:
+            self._grow()
+        row = self._next
+        self._next += 1
+        return row
+
+    def put(self, node: NodeInfo) -> None:
+        """Write a node's row (allocated on first sight) and tag the NodeInfo with it."""
+        row = self._rows.get(node.name)
+        if row is None:
+            row = self._rows[node.name] = self._allocate()
+        self._write(row, node)
+        node.row = (self.owner << _ROW_BITS) | row
+
+    def drop(self, name: str) -> None:
+        """Forget a node's row (the node left the snapshot)."""
+        row = self._rows.pop(name, None)
+        if row is None:
+            return
+        self._clear_keyed(row)
+        self._free.append(row)
+
+    def _clear_keyed(self, row: int) -> None:
+        for key in self._row_labels[row]:
+            self.labels[key][row] = -1
+        for image in self._row_images[row]:
+            self.images[image][row] = 0
+        self._row_labels[row] = ()
+        self._row_images[row] = ()
+        for alloc, used in self.scalars.values():
+            alloc[row] = used[row] = 0
+
+    def _write(self, row: int, node: NodeInfo) -> None:
+        record = node.node
+        assert record is not None, "placeholders are never columns"
+        alloc, requested, nonzero = record.allocatable, node.requested, node.non_zero_requested
+        n = self.numeric
+        n["alloc_cpu"][row] = alloc.milli_cpu
+        n["alloc_mem"][row] = alloc.memory
+        n["alloc_eph"][row] = alloc.ephemeral_storage
+        n["alloc_pods"][row] = alloc.allowed_pods
+        n["req_cpu"][row] = requested.milli_cpu
+        n["req_mem"][row] = requested.memory
+        n["req_eph"][row] = requested.ephemeral_storage
+        n["nonzero_cpu"][row] = nonzero.milli_cpu
+        n["nonzero_mem"][row] = nonzero.memory
+        n["pod_count"][row] = len(node.pods)
+        n["unschedulable"][row] = record.unschedulable
+        n["has_ports"][row] = bool(node.used_ports)
+        code = self._taint_codes.get(record.taints)
+        if code is None:
+            code = self._taint_codes[record.taints] = len(self.taint_sets)
+            self.taint_sets.append(record.taints)
+        n["taint_code"][row] = code
+        self._clear_keyed(row)
+        for name in alloc.scalars.keys() | requested.scalars.keys():
+            pair = self.scalars.get(name)
+            if pair is None:
+                pair = self.scalars[name] = (np.zeros(self.capacity, np.int64), np.zeros(self.capacity, np.int64))
+            pair[0][row] = alloc.scalars.get(name, 0)
+            pair[1][row] = requested.scalars.get(name, 0)
+        for key, value in record.labels.items():
+            codes = self.labels.get(key)
+            if codes is None:
+                codes = self.labels[key] = np.full(self.capacity, -1, np.int32)
+                self.label_values[key] = []
+                self._label_codes[key] = {}
+            table = self._label_codes[key]
+            value_code = table.get(value)
+            if value_code is None:
+                value_code = table[value] = len(self.label_values[key])
+                self.label_values[key].append(value)
+            codes[row] = value_code
+        self._row_labels[row] = tuple(record.labels)
+        sizes: dict[str, int] = {}
+        for names, size in record.images:
+            for image in names:
+                sizes[image] = size  # a name listed twice on one node: the last entry wins (as upstream)
+        for image, size in sizes.items():
+            column = self.images.get(image)
+            if column is None:
+                column = self.images[image] = np.zeros(self.capacity, np.int64)
+            column[row] = size
+        self._row_images[row] = tuple(sizes)
+
+    # ---- reading -------------------------------------------------------------------------------
+    def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
+        """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""
+        tagged = np.fromiter((node.row for node in nodes), np.int64, len(nodes))
+        if len(tagged) and not ((tagged >> _ROW_BITS) == self.owner).all():
+            return None
+        return (tagged & ((1 << _ROW_BITS) - 1)).astype(np.intp)
+
+
+class NodeBatch:
+    """Candidate nodes of one request with their columns gathered: element i is ``nodes[i]``."""
+
+    __slots__ = ("_cache", "columns", "nodes", "rows")
+
+    def __init__(self, nodes: Sequence[NodeInfo], columns: NodeColumns, rows: IntpArray) -> None:
+        self.nodes = nodes
+        self.columns = columns
+        self.rows = rows
+        self._cache: dict[Any, Any] = {}
+
+    @classmethod
+    def of(cls, nodes: Sequence[NodeInfo], columns: NodeColumns | None) -> NodeBatch:
+        """A batch over nodes: gathered from the snapshot's columns, or from private ones if they are not
+        all rows of it (full Node objects from the request, what-if copies)."""
+        rows = columns.rows_of(nodes) if columns is not None else None
+        if rows is None or columns is None:
+            columns = NodeColumns.of(nodes)
+            rows = np.arange(len(nodes), dtype=np.intp)
+        return cls(nodes, columns, rows)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def take(self, keep: BoolArray) -> NodeBatch:
+        """The nodes where ``keep`` is true, in order."""
+        if keep.all():
+            return self
+        indexes = np.flatnonzero(keep)
+        nodes = self.nodes
+        return NodeBatch([nodes[i] for i in indexes.tolist()], self.columns, self.rows[indexes])
+
+    def _memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        value = self._cache.get(key)
+        if value is None:
+            value = self._cache[key] = compute()
+        return value
+
+    def column(self, name: str) -> Int64Array:
+        """A numeric column (one of NUMERIC) for these nodes."""
+        result: Int64Array = self._memo(name, lambda: self.columns.numeric[name][self.rows])
+        return result
+
+    def scalar(self, name: str) -> tuple[Int64Array, Int64Array]:
+        """(allocatable, requested) of a scalar resource for these nodes (zeros where a node has none)."""
+        def gather() -> tuple[Int64Array, Int64Array]:
+            pair = self.columns.scalars.get(name)
+            if pair is None:
+                zeros = np.zeros(len(self.rows), np.int64)
+                return zeros, zeros
+            return pair[0][self.rows], pair[1][self.rows]
+        result: tuple[Int64Array, Int64Array] = self._memo(("scalar", name), gather)
+        return result
+
+    def image_sizes(self, image: str) -> Int64Array:
+        """Size of an image on each node (0 where the node does not hold it)."""
+        column = self.columns.images.get(image)
+        return column[self.rows] if column is not None else np.zeros(len(self.rows), np.int64)
+
+    def by_taints(self, per_set: Callable[[tuple[Taint, ...]], Any], dtype: Any) -> npt.NDArray[Any]:
+        """A function of a node's taints, evaluated once per distinct taint list and gathered."""
+        codes = self.column("taint_code")
+        distinct = np.unique(codes)
+        table = np.zeros(len(self.columns.taint_sets), dtype)
+        for code in distinct:
+            table[code] = per_set(self.columns.taint_sets[code])
+        gathered: npt.NDArray[Any] = table[codes]
+        return gathered
+
+    def label_mask(self, key: str, matches: Callable[[Mapping[str, str]], bool]) -> BoolArray:
+        """Where a predicate over one label key holds: ``matches`` is called with ``{key: value}`` for each
+        distinct value and with ``{}`` for nodes without the key, then gathered (it must read only ``key``)."""
+        codes_all = self.columns.labels.get(key)
+        missing = bool(matches({}))
+        if codes_all is None:
+            return np.full(len(self.rows), missing, np.bool_)
+        codes = codes_all[self.rows]
+        values = self.columns.label_values[key]
+        table = np.empty(len(values) + 1, np.bool_)
+        table[-1] = missing  # code -1 reads the last entry
+        for code in np.unique(codes):
+            if code >= 0:
+                table[code] = matches({key: values[code]})
+        mask: BoolArray = table[codes]
+        return mask
+
+
+def trunc_div(numerator: Int64Array, denominator: Int64Array | int) -> Int64Array:
+    """Integer division truncating toward zero, as Go's ``/`` (numpy's ``//`` floors)."""
+    quotient = np.abs(numerator) // np.abs(denominator)
+    negative = (numerator < 0) != (np.asarray(denominator) < 0)
+    result: Int64Array = np.where(negative, -quotient, quotient)
+    return result

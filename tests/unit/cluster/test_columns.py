@@ -1,0 +1,134 @@
+"""The snapshot's columns stay equal to its NodeInfos through any sequence of cache changes, and a batch
+reads the same values whether it gathers from the snapshot's rows or builds private columns."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from builders import make_node, make_pod
+
+from extender.cluster.cache import ClusterCache
+from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns, trunc_div
+from extender.cluster.nodeinfo import NodeInfo
+
+TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
+          [{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]]
+
+
+def random_node(rng: random.Random, name: str) -> dict[str, Any]:
+    labels = {"disk": rng.choice(["ssd", "hdd"])}
+    if rng.random() < 0.5:
+        labels["zone"] = rng.choice(["a", "b"])
+    extra = {"example.com/gpu": rng.choice([1, 2])} if rng.random() < 0.3 else None
+    images = [([f"img-{rng.randrange(3)}:1"], rng.randrange(1, 5) * 2**20)] if rng.random() < 0.5 else None
+    return make_node(name, cpu=str(rng.choice([1, 2, 4])), memory=rng.choice(["1Gi", "4Gi"]), labels=labels,
+                     taints=rng.choice(TAINTS), unschedulable=rng.random() < 0.2, extra=extra, images=images)
+
+
+def expected(info: NodeInfo, columns: NodeColumns) -> dict[str, Any]:
+    record = info.node
+    assert record is not None
+    sizes: dict[str, int] = {}
+    for names, size in record.images:
+        for image in names:
+            sizes[image] = size
+    return {
+        "numeric": {
+            "alloc_cpu": record.allocatable.milli_cpu, "alloc_mem": record.allocatable.memory,
+            "alloc_eph": record.allocatable.ephemeral_storage, "alloc_pods": record.allocatable.allowed_pods,
+            "req_cpu": info.requested.milli_cpu, "req_mem": info.requested.memory,
+            "req_eph": info.requested.ephemeral_storage, "nonzero_cpu": info.non_zero_requested.milli_cpu,
+            "nonzero_mem": info.non_zero_requested.memory, "pod_count": len(info.pods),
+            "unschedulable": int(record.unschedulable), "has_ports": int(bool(info.used_ports)),
+            "taint_code": columns.taint_sets.index(record.taints),
+        },
+        "labels": dict(record.labels),
+        "gpu": (record.allocatable.scalars.get("example.com/gpu", 0), info.requested.scalars.get("example.com/gpu", 0)),
+        "images": {image: sizes.get(image, 0) for image in columns.images},
+    }
+
+
+def observed(batch: NodeBatch, i: int) -> dict[str, Any]:
+    columns = batch.columns
+    labels = {}
+    for key in columns.labels:
+        mask = batch.label_mask(key, lambda labels, key=key: key in labels)
+        if mask[i]:
+            values = {value: batch.label_mask(key, lambda labels, key=key, value=value: labels.get(key) == value)[i]
+                      for value in columns.label_values[key]}
+            labels[key] = next(value for value, hit in values.items() if hit)
+    alloc, used = batch.scalar("example.com/gpu")
+    return {
+        "numeric": {name: int(batch.column(name)[i]) for name in NUMERIC},
+        "labels": labels,
+        "gpu": (int(alloc[i]), int(used[i])),
+        "images": {image: int(batch.image_sizes(image)[i]) for image in columns.images},
+    }
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_columns_follow_every_change(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = ClusterCache()
+    names = [f"n{i}" for i in range(6)]
+    for name in names:
+        cache.upsert_node(random_node(rng, name))
+    serial = 0
+    for _ in range(80):
+        action = rng.random()
+        if action < 0.3:
+            cache.upsert_node(random_node(rng, rng.choice(names)))
+        elif action < 0.6:
+            serial += 1
+            ports = [8080] if serial % 4 == 0 else None
+            cache.upsert_pod(make_pod(f"p{serial}", node=rng.choice(names), host_ports=ports,
+                                      requests=[{"cpu": "100m", "memory": "64Mi", "example.com/gpu": "1"}
+                                                if serial % 3 == 0 else {"cpu": "200m"}]))
+        elif action < 0.75:
+            for info in cache.snapshot().node_list:
+                if info.pods:
+                    cache.remove_pod(rng.choice(info.pods).cache_key)
+                    break
+        else:
+            name = rng.choice(names)
+            info = cache.node_info(name)
+            if info is not None and info.node is not None:
+                cache.remove_node(name)
+            else:
+                cache.upsert_node(random_node(rng, name))
+        snapshot = cache.snapshot()
+        nodes = list(snapshot.node_list)
+        rng.shuffle(nodes)
+        gathered = NodeBatch.of(nodes, snapshot.columns)
+        assert gathered.columns is snapshot.columns  # rows of the snapshot, not a private copy
+        private = NodeBatch.of([n.clone() for n in nodes], snapshot.columns)
+        assert private.columns is not snapshot.columns or not nodes
+        for i, info in enumerate(nodes):
+            want = expected(info, snapshot.columns)
+            got = observed(gathered, i)
+            assert got == want, info.name
+            copy = observed(private, i)
+            assert copy["numeric"] | {"taint_code": 0} == want["numeric"] | {"taint_code": 0}
+            assert (copy["labels"], copy["gpu"]) == (want["labels"], want["gpu"])
+
+
+def test_a_batch_of_nodes_from_another_snapshot_builds_its_own_columns() -> None:
+    first, second = ClusterCache(), ClusterCache()
+    for cache in (first, second):
+        cache.upsert_node(make_node("a", cpu="2"))
+        cache.upsert_node(make_node("b", cpu="8"))
+    nodes = first.snapshot().node_list
+    batch = NodeBatch.of(nodes, second.snapshot().columns)
+    assert batch.columns is not second.snapshot().columns
+    assert np.array_equal(batch.column("alloc_cpu"), [2000, 8000])
+
+
+def test_trunc_div_truncates_toward_zero_as_go_does() -> None:
+    numerators = np.array([7, -7, 7, -7, 0, -1, 1], np.int64)
+    denominators = np.array([2, 2, -2, -2, 3, 2, -2], np.int64)
+    # Go: 7/2=3, -7/2=-3, 7/-2=-3, -7/-2=3, 0/3=0, -1/2=0, 1/-2=0 (Python's // would floor -7//2 to -4).
+    assert trunc_div(numerators, denominators).tolist() == [3, -3, -3, 3, 0, 0, 0]
+    assert trunc_div(np.array([-150, 150], np.int64), 100).tolist() == [-1, 1]
