@@ -14,7 +14,7 @@ from dra_builders import claim, device_class, exact_request, gpu, pod_with_claim
 from plugin_harness import filter_verdicts, single_plugin_profile
 
 from extender.cluster.cache import ClusterCache
-from extender.engine.explain import explain_objects
+from extender.engine.explain import explain, explain_objects
 from extender.engine.plugins.dynamic_resources import DynamicResources
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
@@ -168,7 +168,7 @@ def test_bind_assumes_the_claim_allocation_until_forgotten() -> None:
     assert entry is not None and entry.record.allocation is not None
     # n2's only GPU is now taken: a second pod's claim no longer fits there.
     second = pod_with_claims({"name": "c", "resourceClaimName": "c2"}, name="b", uid="ub")
-    out = scheduler.explain(None, second, ["n1", "n2"])
+    out = explain(scheduler.framework(None), cache.snapshot(), second, ["n1", "n2"])
     assert out["nodes"]["n2"]["filters"][NAME]["reasons"] == ["cannot allocate all claims"]
     assert out["nodes"]["n1"]["feasible"]
     cache.forget_pod("ua")
