@@ -147,6 +147,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         described.update(health_host=health_host, health_port=health_port)
     _check_bindable(host, port, "port")
     logging.getLogger("extender").info("serving", extra={"host": host, "port": port, **described})
+    # The engine thread computes while the event loop answers probes: a waiting thread gets the interpreter
+    # after at most this long (Python's default is 5 ms, which a probe may pay several times).
+    sys.setswitchinterval(ENGINE_SWITCH_INTERVAL_SECONDS)
     _run_servers(app, args, host, port, tls, health_host, health_port)
     return 0
 
@@ -211,6 +214,7 @@ def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: 
 
 
 HEALTH_MAX_CONNECTIONS = 64
+ENGINE_SWITCH_INTERVAL_SECONDS = 0.001
 
 
 def _member_clusters(path: str | None) -> list[Any]:

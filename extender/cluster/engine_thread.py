@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import logging
 import queue
 import threading
@@ -106,6 +107,12 @@ class EngineThread:
             if job.abandoned:
                 continue
             self.busy_since = time.monotonic()
+            # No collection while a job runs: the objects a large request decodes are alive until it ends,
+            # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
+            # during which the event loop cannot answer a probe. Reference counting frees them when the job
+            # ends; the collection that was due then runs here, over what is left.
+            collect = gc.isenabled()
+            gc.disable()
             try:
                 value = job.context.run(job.fn, *job.args)
             except BaseException as err:  # handed to the awaiting caller, which decides
@@ -114,6 +121,11 @@ class EngineThread:
                 self._answer(job, True, value)
             finally:
                 self.busy_since = 0.0
+                del job
+                if collect:
+                    gc.enable()
+                    if gc.get_count()[0] > gc.get_threshold()[0]:
+                        gc.collect(0)
 
     @staticmethod
     def _answer(job: _Job, ok: bool, value: Any) -> None:
