@@ -18,7 +18,7 @@ import orjson
 from extender.cluster.records import PodRecord, slim_pod
 
 DEFAULT_MAX_ENTRIES = 10_000
-DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 
 class RecentPods:
