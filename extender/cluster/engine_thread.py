@@ -73,7 +73,8 @@ class EngineThread:
         self.timeout = timeout
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._pending = 0  # admitted requests not finished yet (only touched on the loop thread)
-        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self.name = name
+        self._thread: threading.Thread | None = None
         self._started = False
         self.busy_since = 0.0  # monotonic start of the job running now, 0 when idle (for reports)
 
@@ -86,11 +87,13 @@ class EngineThread:
         """Start the thread (idempotent)."""
         if not self._started:
             self._started = True
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._work, args=(self._queue,), name=self.name, daemon=True)
             self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Finish the queued work, then end the thread."""
-        if self._started:
+        if self._started and self._thread is not None:
             self._queue.put(None)
             self._thread.join(timeout)
             self._started = False
@@ -99,9 +102,9 @@ class EngineThread:
         """Whether the caller runs on the engine thread."""
         return threading.current_thread() is self._thread
 
-    def _work(self) -> None:
+    def _work(self, jobs: queue.SimpleQueue[_Job | None]) -> None:
         while True:
-            job = self._queue.get()
+            job = jobs.get()
             if job is None:
                 return
             if job.abandoned:
