@@ -77,6 +77,8 @@ def decode_json(body: bytes | memoryview) -> Any:
         return _decode(body, 0)
     except (orjson.JSONDecodeError, msgspec.DecodeError) as err:
         raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
+    except RecursionError:
+        raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
 
 
 def _decode(raw: bytes | memoryview, depth: int) -> Any:

@@ -232,3 +232,25 @@ def test_large_bodies_decode_piece_by_piece_to_the_same_value() -> None:
         decode_json(body[:-1])
 
 
+
+
+# ---- item 10: weights validated as KubeSchedulerConfiguration decodes them -----------------------------------
+
+
+@pytest.mark.parametrize("weight", [2**31, 10**30])
+def test_plugin_weights_past_int32_are_refused(weight: int) -> None:
+    from extender.config import ConfigError, parse_config
+
+    document = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": weight}]}}}]}
+    with pytest.raises(ConfigError, match=r"weight: expected an integer in 0\.\.2147483647"):
+        parse_config(document)
+    largest = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": 2**31 - 1}]}}}]}
+    assert parse_config(largest).profiles[0].scores
+
+
+def test_large_and_deeply_nested_bodies_are_a_clear_400() -> None:
+    from extender.api.http import HTTPProblem
+
+    for depth in (2_000, 200_000):
+        with pytest.raises(HTTPProblem, match="invalid JSON"):
+            decode_json(("[" * depth + "]" * depth).encode())
