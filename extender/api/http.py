@@ -37,7 +37,7 @@ DEFAULT_READ_TIMEOUT_SECONDS = 30.0
 
 # Bodies up to this size are decoded in one call; larger ones piece by piece (see decode_json).
 DECODE_CHUNK_BYTES = 256 * 1024
-_SPLIT_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+SPLIT_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _SPLIT_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 
 
@@ -86,7 +86,7 @@ def _decode(raw: bytes | memoryview, depth: int) -> Any:
         return orjson.loads(raw)
     first = bytes(raw[:64]).lstrip()[:1]
     if first == b"{":
-        return {key: _decode(memoryview(value), depth + 1) for key, value in _SPLIT_OBJECT.decode(raw).items()}
+        return {key: _decode(memoryview(value), depth + 1) for key, value in SPLIT_OBJECT.decode(raw).items()}
     if first == b"[":
         return [_decode(memoryview(value), depth + 1) for value in _SPLIT_ARRAY.decode(raw)]
     return orjson.loads(raw)

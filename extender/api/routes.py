@@ -12,12 +12,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, decode_json, read_body
+from extender.api.http import (
+    DECODE_CHUNK_BYTES,
+    DEFAULT_READ_TIMEOUT_SECONDS,
+    SPLIT_OBJECT,
+    HTTPProblem,
+    JSONResponse,
+    decode_json,
+    read_body,
+)
 from extender.api.metrics import Metrics
 from extender.api.wire import (
     AmbiguousKeys,
@@ -97,9 +106,27 @@ def _check_unique(field: str, names: list[Any]) -> None:
         seen.add(name)
 
 
-def _decode_then(handler: Handler, body: bytes, profile: str) -> Any:
+def _check_names_before_decoding(body: bytes, limits: RequestLimits) -> None:
+    """Refuse a NodeNames array with more entries than allowed before decoding it (a fast scan): decoding
+    millions of repeated names is itself the stall. Node names hold no comma, so commas count entries."""
+    if len(body) <= DECODE_CHUNK_BYTES:
+        return
+    for key, raw in SPLIT_OBJECT.decode(body).items():
+        if key.casefold() == "nodenames":
+            entries = bytes(raw).count(b",") + 1
+            if entries > limits.max_nodes:
+                raise HTTPProblem(413, f"NodeNames: about {entries} nodes exceed the limit of {limits.max_nodes} "
+                                       "per request (--max-request-nodes)", "too_many_nodes")
+
+
+def _decode_then(handler: Handler, body: bytes, profile: str, limits: RequestLimits | None = None) -> Any:
     """Decode a verb's body and run its handler (on the engine thread); the last of keys differing only in
     case wins, as in Go's decoder."""
+    if limits is not None:
+        try:
+            _check_names_before_decoding(body, limits)
+        except msgspec.DecodeError as err:
+            raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
     try:
         return handler(decode_json(body), profile)
     except AmbiguousKeys:
@@ -306,7 +333,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
 
     def on_engine(handler: Handler) -> Server:
         async def serve(body: bytes, profile: str) -> Any:
-            return await engine.request(_decode_then, handler, body, profile)
+            return await engine.request(_decode_then, handler, body, profile, limits)
         return serve
 
     verbs: list[tuple[str, Server, Callable[[str, str], tuple[int, Any]], type[Any], Any, str]] = [

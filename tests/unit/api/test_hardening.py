@@ -254,3 +254,13 @@ def test_large_and_deeply_nested_bodies_are_a_clear_400() -> None:
     for depth in (2_000, 200_000):
         with pytest.raises(HTTPProblem, match="invalid JSON"):
             decode_json(("[" * depth + "]" * depth).encode())
+
+
+def test_repeated_names_are_refused_before_they_are_decoded() -> None:
+    from extender.api.routes import RequestLimits
+
+    client = TestClient(create_app(Scheduler(cluster(), frameworks()), limits=RequestLimits(max_nodes=100)))
+    body = orjson.dumps({"Pod": make_pod("p"), "NodeNames": ["a", "b", "c"] * 200_000})
+    resp = client.post("/prioritize", content=body, headers=JSON)
+    assert resp.status_code == 413, resp.text[:300]
+    assert "about 600000 nodes exceed the limit of 100" in resp.json()["Error"]
