@@ -127,6 +127,8 @@ def _decode_then(handler: Handler, body: bytes, profile: str, limits: RequestLim
             _check_names_before_decoding(body, limits)
         except msgspec.DecodeError as err:
             raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
+        except RecursionError:
+            raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
     try:
         return handler(decode_json(body), profile)
     except AmbiguousKeys:

@@ -43,8 +43,11 @@ class RecentPods:
         if held is not None and version and held[0] == version:
             self._pods.move_to_end(key)  # the same object again (filter, then prioritize)
             return
-        # A copy of exactly its size: orjson's own buffer may keep the capacity it grew to.
-        encoded = bytes(memoryview(orjson.dumps(slim_pod(pod.raw), default=str)))
+        try:
+            # A copy of exactly its size: orjson's own buffer may keep the capacity it grew to.
+            encoded = bytes(memoryview(orjson.dumps(slim_pod(pod.raw), default=str)))
+        except orjson.JSONEncodeError:  # nested deeper than JSON encoding allows: nothing a bind could use
+            return
         if held is not None:
             self.bytes -= len(held[1])
             del self._pods[key]
