@@ -183,7 +183,7 @@ def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: 
     import uvicorn
 
     from extender.api.app import create_health_app
-    from extender.api.connections import guarded_h11
+    from extender.api.connections import guarded_http
 
     rejected = app.state.metrics.rejected_requests
 
@@ -193,14 +193,14 @@ def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: 
     main = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=args.shutdown_grace,
         timeout_keep_alive=args.keep_alive_timeout,
-        http=guarded_h11(args.head_timeout, args.max_connections, refused), **tls))
+        http=guarded_http(args.head_timeout, args.max_connections, refused), **tls))
     if health_port is None:
         main.run()
         return
     health = uvicorn.Server(uvicorn.Config(
         create_health_app(app), host=health_host, port=health_port, log_config=None, access_log=False,
         lifespan="off", timeout_keep_alive=args.keep_alive_timeout,
-        http=guarded_h11(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
+        http=guarded_http(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
 
     async def both() -> None:
         probes = asyncio.create_task(health._serve(), name="health-listener")  # signals belong to the main one

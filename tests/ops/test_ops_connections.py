@@ -121,3 +121,44 @@ def test_the_health_port_serves_probes_and_metrics_only(served: tuple[Service, i
         assert client.post("/healthz").status_code == 405
         assert client.get("/docs").status_code == 404
         assert client.get("/profiles/default-scheduler/filter").status_code == 404
+
+
+@pytest.mark.parametrize("protocol", ["GuardedH11Protocol", "GuardedHttpToolsProtocol"])
+def test_both_http_implementations_close_a_silent_connection(protocol: str) -> None:
+    """The guard works on uvicorn's h11 protocol as on httptools (used when httptools is installed)."""
+    import asyncio
+    import threading
+
+    import uvicorn
+
+    from extender.api import connections
+
+    base = getattr(connections, protocol)
+    guarded = type(protocol, (base,), {"head_timeout": 0.5, "max_connections": 4, "on_refused": None})
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:  # never reached
+        raise AssertionError("no request expected")
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
+                                           http=guarded))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+            closed = closed_by_server(sock, within=5)
+        assert closed is not None and closed < 3, closed
+        extra = [socket.create_connection(("127.0.0.1", port)) for _ in range(6)]
+        try:
+            time.sleep(0.2)
+            assert sum(closed_by_server(s, within=0.3) is not None for s in extra) >= 2
+        finally:
+            for s in extra:
+                s.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)
