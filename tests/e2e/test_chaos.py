@@ -3,10 +3,11 @@
 The real kube-apiserver and kube-scheduler (pinned release); our service on the live cache
 (``serve --kubeconfig``) registered with filter, prioritize and bind (nodeCacheCapable, not ignorable).
 300 pods are created in three waves; during the first two the extender is killed with SIGKILL once some of
-the wave is bound (a bind may be cut off between the Binding and the answer) and restarted on the same
-port. Then every pod must be bound exactly once (one node each, which the apiserver never changes), no node
-holds more than its allocatable, and nothing is left assumed: the restarted service's cache, once the
-watch has caught up, equals the apiserver's (per-node requests and pod counts) with no assumed pod.
+the wave is bound, while the rest is still being created and scheduled (a bind may be cut off between the
+Binding and the answer), and restarted on the same port once the wave is created. Then every pod must be
+bound exactly once (one node each, which the apiserver never changes), no node holds more than its
+allocatable, and nothing is left assumed: the restarted service's cache, once the watch has caught up,
+equals the apiserver's (per-node requests and pod counts) with no assumed pod.
 """
 
 from __future__ import annotations
@@ -91,16 +92,19 @@ def test_pods_are_bound_exactly_once_while_the_extender_is_killed_twice(
     kills = 0
     at_kill: list[int] = []  # pods of the wave bound when the extender died
     for wave in range(WAVES):
+        # The wave is created while it is being scheduled, and the kill lands in the middle of both.
         with ThreadPoolExecutor(max_workers=4) as pool:
-            for future in [pool.submit(create, wave, w) for w in range(4)]:
+            creating = [pool.submit(create, wave, w) for w in range(4)]
+            if wave < WAVES - 1:
+                target = wave * PODS_PER_WAVE + KILL_AFTER_BOUND
+                poll(f"{target} pods bound", lambda target=target: bound_count(kube, cluster.ns) >= target,
+                     timeout=60, interval=0.05)
+                at_kill.append(bound_count(kube, cluster.ns) - wave * PODS_PER_WAVE)
+                sigkill(svc)
+                kills += 1
+            for future in creating:
                 future.result()
         if wave < WAVES - 1:
-            target = wave * PODS_PER_WAVE + KILL_AFTER_BOUND
-            poll(f"{target} pods bound", lambda target=target: bound_count(kube, cluster.ns) >= target,
-                 timeout=60, interval=0.05)
-            sigkill(svc)
-            at_kill.append(bound_count(kube, cluster.ns) - wave * PODS_PER_WAVE)
-            kills += 1
             # Same port: kube-scheduler's urlPrefix does not change.
             svc = LiveService(tmp_path, control_plane.kubeconfig, NODE_LOCAL_PROFILE, port=svc.port)
             live_services.started.append(svc)
