@@ -2,7 +2,8 @@
 a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters.
 
 Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
-EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins over the environment.
+EXTENDER_HEALTH_HOST, EXTENDER_HEALTH_PORT, EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins
+over the environment.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from typing import Any
 import orjson
 
 from extender import __version__
+from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS, DEFAULT_MAX_CONNECTIONS
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS
+from extender.api.routes import DEFAULT_MAX_REQUEST_NODES
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
+from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_TIMEOUT_SECONDS
 from extender.config import Config, ConfigError, load_config
 from extender.engine.explain import explain_found, render_table
 from extender.engine.profile import ProfileError
@@ -52,10 +56,20 @@ def read_config(config_path: str | None) -> Config:
 
 def frameworks_of(config: Config) -> list[Framework]:
     """One framework per profile (plugin args are validated here)."""
-    try:
-        return [Framework(p) for p in config.profiles]
-    except (ConfigError, ProfileError, RegistryError) as err:
-        raise CLIError(f"configuration: {err}") from err
+    frameworks = []
+    for profile in config.profiles:
+        try:
+            frameworks.append(Framework(profile))
+        except (ConfigError, ProfileError, RegistryError) as err:
+            raise CLIError(f"configuration: {err}") from err
+        except Exception as err:  # a user plugin's constructor: report it, as for any other bad configuration
+            raise CLIError(f"configuration: profile {profile.name!r}: a plugin failed to start: "
+                           f"{type(err).__name__}: {_one_line(err)}") from err
+    return frameworks
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or "(no message)"
 
 
 def build_scheduler(cluster: str | None, config: Config | str | None, *,
@@ -74,32 +88,54 @@ def build_scheduler(cluster: str | None, config: Config | str | None, *,
     return Scheduler(cache, frameworks), config
 
 
+def _port(text: str, what: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise CLIError(f"{what}: expected 1..65535, got {text!r}")
+    return int(text)
+
+
+def _positive(value: float, what: str) -> None:
+    if not value > 0:
+        raise CLIError(f"{what}: expected a positive number, got {value:g}")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the HTTP service until interrupted."""
     import logging
 
-    import uvicorn
-
     from extender import logs
     from extender.api.app import create_app
     from extender.api.metrics import Metrics
+    from extender.api.routes import RequestLimits
+    from extender.cluster.engine_thread import EngineThread
 
     config = read_config(args.config or _env("EXTENDER_CONFIG"))
     level = args.log_level or _env("EXTENDER_LOG_LEVEL") or config.log_level or "info"
     logs.configure(level)
     host = args.host or _env("EXTENDER_HOST", "127.0.0.1") or "127.0.0.1"
-    port_text = str(args.port or _env("EXTENDER_PORT", "8888"))
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise CLIError(f"port: expected 1..65535, got {port_text!r}")
+    port = _port(str(args.port or _env("EXTENDER_PORT", "8888")), "port")
+    health_text = str(args.health_port or _env("EXTENDER_HEALTH_PORT", "") or "")
+    health_port = _port(health_text, "health port") if health_text else None
+    health_host = args.health_host or _env("EXTENDER_HEALTH_HOST", "0.0.0.0") or "0.0.0.0"
+    if health_port is not None and health_port == port:
+        raise CLIError(f"health port: {health_port} is also the verbs' port; choose another")
+    for value, what in ((args.read_timeout, "read timeout"), (args.head_timeout, "head timeout"),
+                        (args.keep_alive_timeout, "keep-alive timeout"), (args.request_timeout, "request timeout")):
+        _positive(value, what)
+    for count, what in ((args.max_connections, "max connections"), (args.max_pending, "max pending"),
+                        (args.max_request_nodes, "max request nodes"), (args.max_body_bytes, "max body bytes")):
+        _positive(count, what)
     kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
     live = bool(kubeconfig or args.in_cluster or args.live)
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
     if live and cluster:
         raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
+    tls = _tls_options(args)
+    engine = EngineThread(max_pending=args.max_pending, timeout=args.request_timeout)
     limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
                               "member_clusters": _member_clusters(args.member_clusters
-                                                                  or _env("EXTENDER_MEMBER_CLUSTERS"))}
-    tls = _tls_options(args)
+                                                                  or _env("EXTENDER_MEMBER_CLUSTERS")),
+                              "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes)}
     if live:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
@@ -108,11 +144,79 @@ def cmd_serve(args: argparse.Namespace) -> int:
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
     described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
-    logging.getLogger("extender").info("serving", extra={"host": host, "port": int(port_text), **described})
-    # Graceful shutdown: on SIGTERM uvicorn stops accepting and lets in-flight requests (binds) finish.
-    uvicorn.run(app, host=host, port=int(port_text), log_config=None, access_log=False,
-                timeout_graceful_shutdown=args.shutdown_grace, **tls)
+    if health_port is not None:
+        _check_bindable(health_host, health_port, "health port")
+        described.update(health_host=health_host, health_port=health_port)
+    _check_bindable(host, port, "port")
+    logging.getLogger("extender").info("serving", extra={"host": host, "port": port, **described})
+    # The engine thread computes while the event loop answers probes: a waiting thread gets the interpreter
+    # after at most this long (Python's default is 5 ms, which a probe may pay several times).
+    sys.setswitchinterval(ENGINE_SWITCH_INTERVAL_SECONDS)
+    _run_servers(app, args, host, port, tls, health_host, health_port)
     return 0
+
+
+def _check_bindable(host: str, port: int, what: str) -> None:
+    """Fail with one line, before logging "serving", when the address cannot be listened on."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as err:
+        raise CLIError(f"{what}: cannot resolve {host!r}: {err.strerror or err}") from err
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as err:
+            raise CLIError(f"{what}: cannot listen on {host}:{port}: {err.strerror or err}") from err
+
+
+def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: dict[str, Any],
+                 health_host: str, health_port: int | None) -> None:
+    """uvicorn for the verbs and, with a health port, a second plain-HTTP listener for probes and metrics.
+
+    Both share one event loop; the verbs' server handles signals (graceful shutdown, see docs/operations.md)
+    and the health listener keeps answering until it has finished.
+    """
+    import asyncio
+
+    import uvicorn
+
+    from extender.api.app import create_health_app
+    from extender.api.connections import guarded_http
+
+    rejected = app.state.metrics.rejected_requests
+
+    def refused(reason: str) -> None:
+        rejected.labels(reason).inc()
+
+    main = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=args.shutdown_grace,
+        timeout_keep_alive=args.keep_alive_timeout,
+        http=guarded_http(args.head_timeout, args.max_connections, refused), **tls))
+    if health_port is None:
+        main.run()
+        return
+    health = uvicorn.Server(uvicorn.Config(
+        create_health_app(app), host=health_host, port=health_port, log_config=None, access_log=False,
+        lifespan="off", timeout_keep_alive=args.keep_alive_timeout,
+        http=guarded_http(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
+
+    async def both() -> None:
+        probes = asyncio.create_task(health._serve(), name="health-listener")  # signals belong to the main one
+        try:
+            await main.serve()
+        finally:
+            health.should_exit = True
+            await probes
+
+    asyncio.run(both())
+
+
+HEALTH_MAX_CONNECTIONS = 64
+ENGINE_SWITCH_INTERVAL_SECONDS = 0.001
 
 
 def _member_clusters(path: str | None) -> list[Any]:
@@ -142,6 +246,22 @@ def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
     for path in (cert, key, client_ca):
         if path and not Path(path).is_file():
             raise CLIError(f"tls: no such file {path}")
+    # Load them now, as uvicorn will, so that a bad file is one line and exit 2 rather than a traceback
+    # after "serving" was logged.
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except ssl.SSLError as err:
+        raise CLIError(f"tls: {cert} and {key} are not a usable certificate and matching private key: "
+                       f"{err.reason or err}") from err
+    except OSError as err:
+        raise CLIError(f"tls: cannot read {cert} or {key}: {err.strerror or err}") from err
+    if client_ca:
+        try:
+            context.load_verify_locations(cafile=client_ca)
+        except (ssl.SSLError, OSError) as err:
+            raise CLIError(f"tls: {client_ca} holds no usable CA certificate: "
+                           f"{getattr(err, 'reason', None) or err}") from err
     options: dict[str, Any] = {"ssl_certfile": cert, "ssl_keyfile": key}
     if client_ca:
         options.update(ssl_ca_certs=client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
@@ -163,10 +283,12 @@ def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, 
     except kubeconfig_module.KubeConfigError as err:
         raise CLIError(f"apiserver: {err}") from err
     client = KubeClient(cluster)
+    from extender.api.app import CacheCounts
+
     cache = ClusterCache(assumed_ttl_seconds=config.assumed_pod_ttl_seconds)
     scheduler = Scheduler(cache, frameworks, binder=ApiBinder(client))
-    metrics = metrics_class(cache.counts)
-    source = LiveSource(cache, client, observer=metrics)
+    metrics = metrics_class(CacheCounts(cache.counts))
+    source = LiveSource(cache, client, observer=metrics, engine=limits["engine"])
     app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
                      on_shutdown=[source.stop], **limits)
     return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks)}
@@ -340,6 +462,25 @@ def parser() -> argparse.ArgumentParser:
                        help="seconds a client may take to send its body (default 30)")
     serve.add_argument("--shutdown-grace", type=int, default=10,
                        help="seconds in-flight requests get to finish on SIGTERM (default 10)")
+    serve.add_argument("--health-port", type=int, help="also serve GET /healthz, /readyz and /metrics (nothing "
+                                                       "else) over plain HTTP on this port (EXTENDER_HEALTH_PORT)")
+    serve.add_argument("--health-host", help="address of the health port (EXTENDER_HEALTH_HOST, default 0.0.0.0)")
+    serve.add_argument("--max-request-nodes", type=int, default=DEFAULT_MAX_REQUEST_NODES,
+                       help="most nodes (NodeNames or Nodes) one request may name; past it 413 (default 15000)")
+    serve.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
+                       help="requests waiting for or in the engine at once; past it 503 with Retry-After "
+                            "(default 128)")
+    serve.add_argument("--request-timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS,
+                       help="seconds a request may wait for and run in the engine before it is answered 503 "
+                            "(default 10)")
+    serve.add_argument("--head-timeout", type=float, default=DEFAULT_HEAD_TIMEOUT_SECONDS,
+                       help="seconds a connection has to send a complete request head before it is closed "
+                            "(default 10)")
+    serve.add_argument("--keep-alive-timeout", type=int, default=DEFAULT_KEEP_ALIVE_SECONDS,
+                       help="seconds an idle keep-alive connection stays open (default 5)")
+    serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                       help="open connections to the verbs' port; new ones past it are closed at once "
+                            "(default 512)")
     serve.set_defaults(func=cmd_serve)
 
     exp = sub.add_parser(

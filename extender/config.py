@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from extender.cluster.dump import DumpError, load_yaml_documents
 from extender.engine.profile import Profile, ProfileError, build_profile
 from extender.engine.registry import RegistryError, import_plugin_module
 
@@ -101,7 +100,9 @@ def load_config(path: str | Path | None) -> Config:
     except OSError as err:
         raise ConfigError(f"{file}: {err.strerror or err}") from err
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{file}: invalid YAML: {err}") from err
-    return parse_config(data, str(file), file.parent)
+        docs = load_yaml_documents(text, str(file))
+    except DumpError as err:
+        raise ConfigError(str(err)) from err
+    if len(docs) > 1:
+        raise ConfigError(f"{file}: expected one YAML document, found {len(docs)}")
+    return parse_config(docs[0] if docs else None, str(file), file.parent)

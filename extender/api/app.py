@@ -17,13 +17,36 @@ from extender import __version__
 from extender.api.explain_routes import build_explain_router
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS, JSONResponse
 from extender.api.metrics import Metrics
-from extender.api.routes import FastVerbs, build_router
+from extender.api.routes import FastVerbs, RequestLimits, build_router
+from extender.cluster.engine_thread import EngineThread
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
 from extender.multicluster.routes import build_multicluster_router
 
 # () -> (ready, details): details say which source lags when not ready.
 ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
+
+
+class CacheCounts:
+    """The cache's object counts, read from the event loop while the engine thread may be writing.
+
+    Counting iterates the cache's dicts; a write on the engine thread between two steps can make that raise
+    (a dict changed size). Health, readiness and metrics must answer without waiting for the engine, so a
+    read that collides is retried, then answered with the last complete count.
+    """
+
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self._counts = counts
+        self._last: dict[str, int] = {}
+
+    def __call__(self) -> dict[str, int]:
+        for _ in range(3):
+            try:
+                self._last = self._counts()
+                break
+            except RuntimeError:
+                continue
+        return dict(self._last)
 
 
 class RequestIdMiddleware:
@@ -63,13 +86,20 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
                on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
                on_shutdown: Sequence[Callable[[], Awaitable[None]]] = (),
-               member_clusters: Sequence[Any] = ()) -> FastAPI:
-    """Build the service around a scheduler (engine + cache); hooks start and stop a live source."""
-    metrics = metrics or Metrics(scheduler.cache.counts)
+               member_clusters: Sequence[Any] = (), engine: EngineThread | None = None,
+               limits: RequestLimits | None = None) -> FastAPI:
+    """Build the service around a scheduler (engine + cache); hooks start and stop a live source.
+
+    ``engine`` is the thread that owns the cache (a new one by default); the live source, when there is one,
+    must hand its writes to the same thread."""
+    engine = engine or EngineThread()
+    counts = CacheCounts(scheduler.cache.counts)
+    metrics = metrics or Metrics(counts)
     metrics.track_readiness(lambda: readiness()[0] if readiness is not None else True)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        engine.start()
         for hook in on_startup:
             await hook()
         try:
@@ -77,6 +107,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
         finally:
             for hook in on_shutdown:
                 await hook()
+            engine.stop()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -88,13 +119,14 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     )
     app.state.scheduler = scheduler
     app.state.metrics = metrics
+    app.state.engine = engine
     for fw in scheduler.frameworks.values():
         fw.timer = metrics.plugin_timer
 
-    verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout)
+    verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout, engine=engine, limits=limits)
     app.include_router(verbs)
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
-                                            readiness=readiness), tags=["tools"])
+                                            readiness=readiness, engine=engine), tags=["tools"])
     # Added first, so the request-id middleware (added next) still wraps it.
     app.add_middleware(FastVerbs, verbs=verbs.verbs)
     app.add_middleware(RequestIdMiddleware)
@@ -123,19 +155,67 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
 
     app.openapi = openapi  # type: ignore[method-assign]
 
+    probes = Probes(scheduler, metrics, counts, readiness)
+    app.state.probes = probes
+
     @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
-    async def healthz() -> PlainTextResponse:
-        return PlainTextResponse("ok")
+    async def healthz() -> Response:
+        return probes.healthz()
 
     @app.get("/readyz", tags=["operations"], summary="Readiness: the cache is synced")
     async def readyz() -> Response:
-        ready, details = readiness() if readiness is not None else (True, {})
-        body = {"ready": ready, **details, "profiles": sorted(scheduler.frameworks),
-                "cache": scheduler.cache.counts()}
-        return JSONResponse(body, status_code=200 if ready else 503)
+        return probes.readyz()
 
     @app.get("/metrics", tags=["operations"], summary="Prometheus metrics")
     async def prometheus() -> Response:
-        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+        return probes.metrics()
 
     return app
+
+
+class Probes:
+    """Health, readiness and metrics: answered on the event loop, never waiting for the engine."""
+
+    def __init__(self, scheduler: Scheduler, metrics: Metrics, counts: Callable[[], dict[str, int]],
+                 readiness: ReadinessCheck | None) -> None:
+        self.profiles = sorted(scheduler.frameworks)
+        self.registry = metrics.registry
+        self.counts = counts
+        self.readiness = readiness
+
+    def healthz(self) -> Response:
+        """Liveness."""
+        return PlainTextResponse("ok")
+
+    def readyz(self) -> Response:
+        """Readiness, with the cache's counts and the source's state."""
+        ready, details = self.readiness() if self.readiness is not None else (True, {})
+        body = {"ready": ready, **details, "profiles": self.profiles, "cache": self.counts()}
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    def metrics(self) -> Response:
+        """Prometheus exposition."""
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def create_health_app(app: FastAPI) -> ASGIApp:
+    """The plain-HTTP health listener's application: GET /healthz, /readyz and /metrics of ``app``, nothing
+    else (no verbs, no docs), for probes and scrapers that must not reach the verbs."""
+    probes: Probes = app.state.probes
+    routes: dict[str, Callable[[], Response]] = {"/healthz": probes.healthz, "/readyz": probes.readyz,
+                                                 "/metrics": probes.metrics}
+
+    async def health_app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        answer = routes.get(scope["path"])
+        if answer is None:
+            response: Response = PlainTextResponse("not found: this port serves /healthz, /readyz and /metrics",
+                                                   status_code=404)
+        elif scope["method"] not in ("GET", "HEAD"):
+            response = PlainTextResponse("method not allowed", status_code=405, headers={"Allow": "GET, HEAD"})
+        else:
+            response = answer()
+        await response(scope, receive, send)
+
+    return health_app

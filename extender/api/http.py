@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import orjson
 from fastapi import Request
 from fastapi.responses import Response
@@ -34,9 +35,15 @@ class JSONResponse(Response):
 DEFAULT_READ_TIMEOUT_SECONDS = 30.0
 
 
-async def read_json(request: Request, limit: int, timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> Any:
-    """The request body decoded as JSON, refusing bodies over ``limit`` bytes before reading them all and
-    bodies that take longer than ``timeout`` seconds to arrive (a stalled client must not hold a worker)."""
+# Bodies up to this size are decoded in one call; larger ones piece by piece (see decode_json).
+DECODE_CHUNK_BYTES = 256 * 1024
+SPLIT_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_SPLIT_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+async def read_body(request: Request, limit: int, timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> bytes:
+    """The raw request body, refusing bodies over ``limit`` bytes before reading them all and bodies that take
+    longer than ``timeout`` seconds to arrive (a stalled client must not hold a worker)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise HTTPProblem(413, f"request body of {declared} bytes exceeds the limit of {limit} bytes", "too_large")
@@ -54,7 +61,37 @@ async def read_json(request: Request, limit: int, timeout: float = DEFAULT_READ_
     body = b"".join(chunks)
     if not body.strip():
         raise HTTPProblem(400, "empty request body: expected a JSON object", "empty")
+    return body
+
+
+def decode_json(body: bytes | memoryview) -> Any:
+    """Decode a JSON body; large ones piece by piece, so that no single call holds the interpreter long.
+
+    The decoders are C code that keeps the GIL for a whole call: one call over a body of tens of MB would
+    freeze every other thread, the event loop answering health checks included. Large objects and arrays
+    are therefore first split into their members' raw text (a fast scan that builds nothing), and each
+    member is decoded on its own, recursively, with the interpreter free to switch threads in between.
+    Duplicate keys resolve as in one call (the last wins).
+    """
     try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as err:
+        return _decode(body, 0)
+    except (orjson.JSONDecodeError, msgspec.DecodeError) as err:
         raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
+    except RecursionError:
+        raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
+
+
+def _decode(raw: bytes | memoryview, depth: int) -> Any:
+    if len(raw) <= DECODE_CHUNK_BYTES or depth >= 8:
+        return orjson.loads(raw)
+    first = bytes(raw[:64]).lstrip()[:1]
+    if first == b"{":
+        return {key: _decode(memoryview(value), depth + 1) for key, value in SPLIT_OBJECT.decode(raw).items()}
+    if first == b"[":
+        return [_decode(memoryview(value), depth + 1) for value in _SPLIT_ARRAY.decode(raw)]
+    return orjson.loads(raw)
+
+
+async def read_json(request: Request, limit: int, timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> Any:
+    """The request body decoded as JSON (see read_body and decode_json)."""
+    return decode_json(await read_body(request, limit, timeout))

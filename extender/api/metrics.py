@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -9,6 +11,46 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+# A Go-quoted name inside a reason (`persistentvolumeclaim "data-0" not found`): request text, never a label.
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+MAX_REASON_LABEL_CHARS = 160
+MAX_REASON_LABELS = 128
+OTHER_REASON = "other"
+
+
+class ReasonLabels:
+    """Turns a filter rejection reason into a label value from a bounded set.
+
+    Reasons are upstream's templates filled in with names from the request (claim names, resource names,
+    selector operators): the names inside quotes become ``*``, a detail after ``: `` is dropped (the template
+    is what precedes it), and past ``MAX_REASON_LABELS`` distinct values, or for a value longer than
+    ``MAX_REASON_LABEL_CHARS``, the label is ``other``. The full reason is still in the answer and the log.
+    """
+
+    def __init__(self, limit: int = MAX_REASON_LABELS) -> None:
+        self.limit = limit
+        self._known: dict[str, str] = {}
+        self._labels: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, reason: str) -> str:
+        known = self._known.get(reason)
+        if known is not None:
+            return known
+        label = _QUOTED.sub('"*"', reason).split(": ", 1)[0]
+        if len(label) > MAX_REASON_LABEL_CHARS:
+            label = OTHER_REASON
+        with self._lock:
+            if label not in self._labels:
+                if len(self._labels) >= self.limit:
+                    label = OTHER_REASON
+                else:
+                    self._labels.add(label)
+            if len(self._known) < 4 * self.limit and len(reason) <= MAX_REASON_LABEL_CHARS:
+                self._known[reason] = label  # memo of frequent exact reasons, bounded too
+        return label
 
 
 class _CacheCollector(Collector):
@@ -57,6 +99,7 @@ class Metrics:
         # increment per distinct value (at most 11) costs far less than one observation per node.
         self.prioritize_scores = Counter("extender_prioritize_answers", "Prioritize answers per 0..10 score value",
                                          ["profile", "score"], registry=r)
+        self.reason_label = ReasonLabels()
         self.binds = Counter("extender_binds", "Bind outcomes", ["outcome"], registry=r)
         self.rejected_requests = Counter("extender_rejected_requests",
                                          "Requests refused before reaching the engine", ["reason"], registry=r)

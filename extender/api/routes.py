@@ -9,15 +9,26 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
+from extender.api.http import (
+    DECODE_CHUNK_BYTES,
+    DEFAULT_READ_TIMEOUT_SECONDS,
+    SPLIT_OBJECT,
+    HTTPProblem,
+    JSONResponse,
+    decode_json,
+    read_body,
+)
 from extender.api.metrics import Metrics
 from extender.api.wire import (
+    AmbiguousKeys,
     ExtenderArgs,
     ExtenderBindingArgs,
     ExtenderBindingResult,
@@ -27,13 +38,27 @@ from extender.api.wire import (
     HostPriority,
     WireError,
     decode,
+    decode_keeping_key_order,
     decode_preemption,
 )
+from extender.cluster.engine_thread import EngineThread, Overloaded
 from extender.engine.scheduler import BindError, RequestError, Scheduler
 
 log = logging.getLogger("extender.api")
 
-Handler = Callable[[Any, str], Awaitable[Any]]
+Handler = Callable[[Any, str], Any]  # decoded body, profile -> answer (runs on the engine thread)
+Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (on the event loop)
+
+# kube-scheduler's largest tested clusters have 5000 nodes and it never sends a node twice (the candidates
+# are its own node list, filtered); past this a request is refused rather than computed.
+DEFAULT_MAX_REQUEST_NODES = 15_000
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """What bounds one verb request beyond its body size."""
+
+    max_nodes: int = DEFAULT_MAX_REQUEST_NODES
 
 
 def _body_doc(model: type[Any]) -> dict[str, Any]:
@@ -41,13 +66,70 @@ def _body_doc(model: type[Any]) -> dict[str, Any]:
         ref_template="#/components/schemas/{model}")}}}}
 
 
-def _candidates(args: ExtenderArgs) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
-    """NodeNames when sent (nodeCacheCapable), else the full Nodes' items (possibly none)."""
+def _candidates(args: ExtenderArgs, limits: RequestLimits) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
+    """NodeNames when sent (nodeCacheCapable), else the full Nodes' items (possibly none); each node once, and
+    at most ``limits.max_nodes`` of them."""
     if args.Pod is None:
         raise WireError("Pod: a Pod is required")
     if args.NodeNames is not None:
-        return args.NodeNames, None
-    return None, (args.Nodes.items or []) if args.Nodes is not None else []
+        names = args.NodeNames
+        _check_count("NodeNames", len(names), limits)
+        _check_unique("NodeNames", names)
+        return names, None
+    items = (args.Nodes.items or []) if args.Nodes is not None else []
+    _check_count("Nodes.items", len(items), limits)
+    _check_unique("Nodes.items", [_node_name(node) for node in items])
+    return None, items
+
+
+def _node_name(node: Any) -> Any:
+    meta = node.get("metadata") if isinstance(node, dict) else None
+    return meta.get("name") if isinstance(meta, dict) else None
+
+
+def _check_count(field: str, count: int, limits: RequestLimits) -> None:
+    if count > limits.max_nodes:
+        raise HTTPProblem(413, f"{field}: {count} nodes exceed the limit of {limits.max_nodes} per request "
+                               "(--max-request-nodes)", "too_many_nodes")
+
+
+def _check_unique(field: str, names: list[Any]) -> None:
+    seen: set[Any] = set()
+    for name in names:
+        if not isinstance(name, str):
+            continue  # reported by the engine with the item's index
+        if name in seen:
+            raise WireError(f"{field}: node {name!r} appears more than once (kube-scheduler sends each node once)")
+        seen.add(name)
+
+
+def _check_names_before_decoding(body: bytes, limits: RequestLimits) -> None:
+    """Refuse a NodeNames array with more entries than allowed before decoding it (a fast scan): decoding
+    millions of repeated names is itself the stall. Node names hold no comma, so commas count entries."""
+    if len(body) <= DECODE_CHUNK_BYTES:
+        return
+    for key, raw in SPLIT_OBJECT.decode(body).items():
+        if key.casefold() == "nodenames":
+            entries = bytes(raw).count(b",") + 1
+            if entries > limits.max_nodes:
+                raise HTTPProblem(413, f"NodeNames: about {entries} nodes exceed the limit of {limits.max_nodes} "
+                                       "per request (--max-request-nodes)", "too_many_nodes")
+
+
+def _decode_then(handler: Handler, body: bytes, profile: str, limits: RequestLimits | None = None) -> Any:
+    """Decode a verb's body and run its handler (on the engine thread); the last of keys differing only in
+    case wins, as in Go's decoder."""
+    if limits is not None:
+        try:
+            _check_names_before_decoding(body, limits)
+        except msgspec.DecodeError as err:
+            raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
+        except RecursionError:
+            raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
+    try:
+        return handler(decode_json(body), profile)
+    except AmbiguousKeys:
+        return handler(decode_keeping_key_order(body), profile)
 
 
 class VerbRouter(APIRouter):
@@ -85,13 +167,19 @@ class FastVerbs:
 
 
 def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> VerbRouter:
-    """Routes for filter, prioritize, bind and preempt (default profile and per profile)."""
+                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, *, engine: EngineThread | None = None,
+                 limits: RequestLimits | None = None) -> VerbRouter:
+    """Routes for filter, prioritize, bind and preempt (default profile and per profile).
+
+    Engine work runs on ``engine`` (the thread owning the cache); the event loop only reads bodies and
+    writes answers."""
     router = VerbRouter()
     router.verbs = {}
+    engine = engine or EngineThread()
+    limits = limits or RequestLimits()
 
-    async def run(verb: str, request: Request, profile: str | None, handler: Handler,
-                  error_body: Callable[[str], Any]) -> Response:
+    async def run(verb: str, request: Request, profile: str | None, serve: Server,
+                  error_body: Callable[[str, str], Any]) -> Response:
         started = time.perf_counter()
         name = profile or scheduler.default_profile
         if name not in scheduler.frameworks:
@@ -99,9 +187,13 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             return JSONResponse({"Error": f"no profile named {name!r}; profiles: {sorted(scheduler.frameworks)}"},
                                 status_code=404)
         status = 200
+        headers: dict[str, str] | None = None
         try:
-            body = await read_json(request, max_body_bytes, read_timeout)
-            content = await handler(body, name)
+            content = await serve(await read_body(request, max_body_bytes, read_timeout), name)
+        except Overloaded as err:
+            status, headers = 503, {"Retry-After": str(err.retry_after)}
+            metrics.rejected_requests.labels("overloaded").inc()
+            content = {"Error": str(err)}
         except HTTPProblem as err:
             status = err.status
             metrics.rejected_requests.labels(err.reason).inc()
@@ -112,7 +204,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             content = {"Error": str(err)}
         except RequestError as err:
             # Well-formed but unusable content: an answer kube-scheduler will surface as an error.
-            status, content = error_body(str(err))
+            status, content = error_body(str(err), name)
         elapsed = time.perf_counter() - started
         metrics.requests.labels(verb, name, str(status)).inc()
         metrics.latency.labels(verb, name).observe(elapsed)
@@ -121,14 +213,14 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
                                                  "error": content.get("Error") if isinstance(content, dict) else ""})
         else:
             log.debug("request", extra={"verb": verb, "profile": name, "seconds": round(elapsed, 6)})
-        return JSONResponse(content, status_code=status)
+        return JSONResponse(content, status_code=status, headers=headers)
 
-    async def do_filter(body: Any, profile: str) -> Any:
+    def do_filter(body: Any, profile: str) -> Any:
         args = decode(body, ExtenderArgs)
-        names, nodes = _candidates(args)
+        names, nodes = _candidates(args, limits)
         answer = scheduler.filter(profile, args.Pod, names, nodes)
         for reason, count in answer.reasons.items():
-            metrics.filter_rejections.labels(profile, reason).inc(count)
+            metrics.filter_rejections.labels(profile, metrics.reason_label(reason)).inc(count)
         if answer.error:
             return {"Nodes": None, "NodeNames": None, "FailedNodes": None, "FailedAndUnresolvableNodes": None,
                     "Error": answer.error}
@@ -140,13 +232,13 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             "Error": "",
         }
 
-    def filter_error(message: str) -> tuple[int, Any]:
+    def filter_error(message: str, profile: str) -> tuple[int, Any]:
         return 200, {"Nodes": None, "NodeNames": None, "FailedNodes": None, "FailedAndUnresolvableNodes": None,
                      "Error": message}
 
-    async def do_prioritize(body: Any, profile: str) -> Any:
+    def do_prioritize(body: Any, profile: str) -> Any:
         args = decode(body, ExtenderArgs)
-        names, nodes = _candidates(args)
+        names, nodes = _candidates(args, limits)
         scores = scheduler.prioritize(profile, args.Pod, names, nodes)
         per_value: dict[int, int] = {}
         for _, score in scores:
@@ -155,15 +247,22 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             metrics.prioritize_scores.labels(profile, str(score)).inc(count)
         return [{"Host": host, "Score": score} for host, score in scores]
 
-    def prioritize_error(message: str) -> tuple[int, Any]:
+    def prioritize_error(message: str, profile: str) -> tuple[int, Any]:
         # kube-scheduler ignores a failed prioritize; count it so that someone notices.
-        metrics.prioritize_failures.labels(scheduler.default_profile).inc()
+        metrics.prioritize_failures.labels(profile).inc()
         return 400, {"Error": message}
 
-    async def do_bind(body: Any, profile: str) -> Any:
-        args = decode(body, ExtenderBindingArgs)
+    def decode_bind(body: bytes) -> ExtenderBindingArgs:
         try:
-            await scheduler.bind(args.PodNamespace or "default", args.PodName, args.PodUID, args.Node)
+            return decode(decode_json(body), ExtenderBindingArgs)
+        except AmbiguousKeys:
+            return decode(decode_keeping_key_order(body), ExtenderBindingArgs)
+
+    async def bind(body: bytes, profile: str) -> Any:
+        args = await engine.request(decode_bind, body)
+        try:
+            await scheduler.bind(args.PodNamespace or "default", args.PodName, args.PodUID, args.Node,
+                                 on_cache=engine.write)
         except BindError as err:
             metrics.binds.labels("error").inc()
             log.warning("bind failed", extra={"pod": f"{args.PodNamespace}/{args.PodName}", "node": args.Node,
@@ -173,15 +272,17 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         log.info("bound", extra={"pod": f"{args.PodNamespace}/{args.PodName}", "node": args.Node})
         return {"Error": ""}
 
-    async def do_preempt(body: Any, profile: str) -> Any:
+    def do_preempt(body: Any, profile: str) -> Any:
         args = decode_preemption(body)
         if args.Pod is None:
             raise WireError("Pod: a Pod is required")
         candidates: dict[str, tuple[list[Any], int]] = {}
         if args.NodeNameToMetaVictims is not None:
+            _check_count("NodeNameToMetaVictims", len(args.NodeNameToMetaVictims), limits)
             for node, meta in args.NodeNameToMetaVictims.items():
                 candidates[node] = ([p.UID for p in meta.Pods], meta.NumPDBViolations) if meta else ([], 0)
         elif args.NodeNameToVictims is not None:
+            _check_count("NodeNameToVictims", len(args.NodeNameToVictims), limits)
             for node, victims in args.NodeNameToVictims.items():
                 candidates[node] = (list(victims.Pods), victims.NumPDBViolations) if victims else ([], 0)
         kept = scheduler.preempt(profile, args.Pod, candidates)
@@ -189,38 +290,43 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             node: {"Pods": [{"UID": uid} for uid in uids], "NumPDBViolations": pdb}
             for node, (uids, pdb) in kept.items()}}
 
-    def preempt_error(message: str) -> tuple[int, Any]:
+    def preempt_error(message: str, profile: str) -> tuple[int, Any]:
         return 400, {"Error": message}
 
-    def bind_error(message: str) -> tuple[int, Any]:
+    def bind_error(message: str, profile: str) -> tuple[int, Any]:
         return 200, {"Error": message}
 
-    verbs: list[tuple[str, Handler, Callable[[str], tuple[int, Any]], type[Any], Any, str]] = [
-        ("filter", do_filter, filter_error, ExtenderArgs, ExtenderFilterResult,
+    def on_engine(handler: Handler) -> Server:
+        async def serve(body: bytes, profile: str) -> Any:
+            return await engine.request(_decode_then, handler, body, profile, limits)
+        return serve
+
+    verbs: list[tuple[str, Server, Callable[[str, str], tuple[int, Any]], type[Any], Any, str]] = [
+        ("filter", on_engine(do_filter), filter_error, ExtenderArgs, ExtenderFilterResult,
          "Nodes the pod fits, and why the others do not."),
-        ("prioritize", do_prioritize, prioritize_error, ExtenderArgs, list[HostPriority],
+        ("prioritize", on_engine(do_prioritize), prioritize_error, ExtenderArgs, list[HostPriority],
          "A 0..10 score for each candidate node."),
-        ("bind", do_bind, bind_error, ExtenderBindingArgs, ExtenderBindingResult,
+        ("bind", bind, bind_error, ExtenderBindingArgs, ExtenderBindingResult,
          "Bind the pod to the node (assumes it in the cache first)."),
-        ("preempt", do_preempt, preempt_error, ExtenderPreemptionArgs, ExtenderPreemptionResult,
+        ("preempt", on_engine(do_preempt), preempt_error, ExtenderPreemptionArgs, ExtenderPreemptionResult,
          "The candidate nodes on which the pod passes our filters once the victims are evicted."),
     ]
-    for verb, handler, on_error, request_model, response_model, summary in verbs:
-        def make(verb: str = verb, handler: Handler = handler,
-                 on_error: Callable[[str], tuple[int, Any]] = on_error) -> tuple[Any, Any]:
+    for verb, serve, on_error, request_model, response_model, summary in verbs:
+        def make(verb: str = verb, serve: Server = serve,
+                 on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> tuple[Any, Any]:
             async def for_default(request: Request) -> Response:
-                return await run(verb, request, None, handler, on_error)
+                return await run(verb, request, None, serve, on_error)
 
             async def for_profile(profile: str, request: Request) -> Response:
-                return await run(verb, request, profile, handler, on_error)
+                return await run(verb, request, profile, serve, on_error)
 
             return for_default, for_profile
 
         default_route, profile_route = make()
 
-        async def fast(request: Request, profile: str | None, verb: str = verb, handler: Handler = handler,
-                       on_error: Callable[[str], tuple[int, Any]] = on_error) -> Response:
-            return await run(verb, request, profile, handler, on_error)
+        async def fast(request: Request, profile: str | None, verb: str = verb, serve: Server = serve,
+                       on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> Response:
+            return await run(verb, request, profile, serve, on_error)
 
         router.verbs[verb] = fast
         extra = _body_doc(request_model)

@@ -9,6 +9,7 @@ them into compact records itself, so validating them field by field here would o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -19,6 +20,33 @@ M = TypeVar("M", bound=BaseModel)
 
 class WireError(ValueError):
     """A request body that does not have the protocol's shape; the message names the field."""
+
+
+class AmbiguousKeys(WireError):
+    """Two keys of one object fold onto the same field; which one wins depends on their order in the text."""
+
+
+class KeyOrder(dict[str, Any]):
+    """A decoded JSON object that remembers its members in the order of the text, duplicates included."""
+
+    pairs: list[tuple[str, Any]]
+
+
+def _reject_constant(name: str) -> Any:
+    raise WireError(f"invalid JSON: {name} is not a JSON value")
+
+
+def decode_keeping_key_order(body: bytes) -> Any:
+    """Decode JSON keeping each object's members in text order (slower: for bodies with ambiguous keys)."""
+    def remember(pairs: list[tuple[str, Any]]) -> KeyOrder:
+        obj = KeyOrder(pairs)
+        obj.pairs = pairs
+        return obj
+
+    try:
+        return json.loads(body, object_pairs_hook=remember, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as err:
+        raise WireError(f"invalid JSON: {err}") from err
 
 
 class _Wire(BaseModel):
@@ -73,15 +101,26 @@ class ExtenderBindingResult(_Wire):
 
 
 def fold_keys(body: Any, model: type[BaseModel]) -> dict[str, Any]:
-    """Map top-level keys onto the model's Go field names, case-insensitively (later keys win, as in Go)."""
+    """Map top-level keys onto the model's Go field names, case-insensitively; the last key in the text wins,
+    as in Go's decoder.
+
+    A decoded dict keeps one value per exact key (the last) at the place of the first; when keys of different
+    case fold onto one field, their order in the text decides, so :class:`AmbiguousKeys` asks the caller to
+    decode again with :func:`decode_keeping_key_order`.
+    """
     if not isinstance(body, Mapping):
         raise WireError(f"expected a JSON object for {model.__name__}, got {type(body).__name__}")
     canonical = {name.casefold(): name for name in model.model_fields}
     folded: dict[str, Any] = {}
-    for key, val in body.items():
+    in_order = isinstance(body, KeyOrder)
+    source: dict[str, str] = {}
+    for key, val in (body.pairs if isinstance(body, KeyOrder) else body.items()):
         name = canonical.get(str(key).casefold())
-        if name is not None:
-            folded[name] = val
+        if name is None:
+            continue
+        if not in_order and source.setdefault(name, key) != key:
+            raise AmbiguousKeys(f"{key!r} and {source[name]!r} both name {name}")
+        folded[name] = val
     return folded
 
 

@@ -34,6 +34,55 @@ class DumpError(ValueError):
     """A dump that cannot be read; the message names the file and the problem."""
 
 
+# YAML aliases let a few bytes stand for an exponential tree ("billion laughs"); kubectl never writes them,
+# hand-written files use a few. Past this many nodes reached through aliases, a file is refused.
+MAX_ALIAS_EXPANSION = 1_000_000
+
+
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """(distinct nodes, nodes counting every alias as a full copy) of a composed YAML document."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            sizes[id(node)] = 1
+            continue
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_ALIAS_EXPANSION + len(sizes):
+                break  # already too large: no need to finish counting
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+    return len(sizes), sizes.get(id(root), MAX_ALIAS_EXPANSION + len(sizes) + 1)
+
+
+def load_yaml_documents(data: bytes | str, source: str) -> list[Any]:
+    """Every document of a YAML text (safe types only), refusing alias bombs with a clear error."""
+    loader = _Loader(data)
+    docs: list[Any] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            distinct, expanded = _expanded_size(node)
+            if expanded - distinct > MAX_ALIAS_EXPANSION:
+                raise DumpError(f"{source}: YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} extra nodes: "
+                                "refused (write the objects out, as kubectl does)")
+            docs.append(loader.construct_document(node))
+    except yaml.YAMLError as err:
+        raise DumpError(f"{source}: invalid YAML: {err}") from err
+    finally:
+        loader.dispose()
+    return docs
+
+
 @dataclass
 class DumpContents:
     """The objects of a dump by kind, and what was skipped."""
@@ -122,10 +171,7 @@ def read_documents(path: Path) -> Iterator[dict[str, Any]]:
             raise DumpError(f"{path}: invalid JSON: {err}") from err
         docs = doc if isinstance(doc, list) else [doc]
     else:
-        try:
-            docs = list(yaml.load_all(data, Loader=_Loader))
-        except yaml.YAMLError as err:
-            raise DumpError(f"{path}: invalid YAML: {err}") from err
+        docs = load_yaml_documents(data, str(path))
     for doc in docs:
         yield from _flatten(doc, str(path))
 

@@ -7,7 +7,8 @@ import contextlib
 from typing import Any
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.reflector import Reflector, ReflectorObserver
+from extender.cluster.engine_thread import EngineThread
+from extender.cluster.reflector import CacheWriter, Reflector, ReflectorObserver, write_in_place
 from extender.gc_tuning import settle_after_load
 from extender.kubeapi.client import RESOURCES, KubeClient
 
@@ -24,12 +25,15 @@ class LiveSource:
 
     def __init__(self, cache: ClusterCache, client: KubeClient, *, kinds: tuple[str, ...] = WATCHED_KINDS,
                  observer: ReflectorObserver | None = None, min_watch_timeout: int = 300,
-                 cleanup_interval: float = 1.0) -> None:
+                 cleanup_interval: float = 1.0, engine: EngineThread | None = None) -> None:
         self.cache = cache
         self.client = client
+        # With an engine thread, every write to the cache (lists, events, expiry) is handed to it, in order:
+        # the cache keeps one writer and a request never sees it change mid-way.
+        self.write: CacheWriter = engine.write if engine is not None else write_in_place
         self.reflectors = [
             Reflector(client, RESOURCES[kind], cache, params=POD_PARAMS if kind == "Pod" else None,
-                      observer=observer, min_watch_timeout=min_watch_timeout)
+                      observer=observer, min_watch_timeout=min_watch_timeout, write=self.write)
             for kind in kinds
         ]
         self.cleanup_interval = cleanup_interval
@@ -44,7 +48,7 @@ class LiveSource:
     async def _freeze_when_synced(self) -> None:
         # The initial list creates most long-lived objects at once (see extender.gc_tuning).
         await self.wait_synced()
-        settle_after_load()
+        await self.write(settle_after_load)
 
     async def stop(self) -> None:
         """Cancel everything and close the client."""
@@ -79,4 +83,4 @@ class LiveSource:
     async def _expire(self) -> None:
         while True:
             await asyncio.sleep(self.cleanup_interval)
-            self.cache.cleanup_expired()
+            await self.write(self.cache.cleanup_expired)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -21,6 +21,15 @@ from extender.cluster.cache import CacheError, ClusterCache
 from extender.kubeapi.client import ApiError, Gone, KubeClient, Resource
 
 log = logging.getLogger("extender.reflector")
+
+T = TypeVar("T")
+# Runs a cache write where the cache lives (the engine thread in the service), in submission order.
+CacheWriter = Callable[..., Awaitable[Any]]
+
+
+async def write_in_place(fn: Callable[..., T], *args: Any) -> T:
+    """The default CacheWriter: call at once, on the caller's thread."""
+    return fn(*args)
 
 
 class ReflectorObserver(Protocol):
@@ -57,8 +66,10 @@ class Reflector:
 
     def __init__(self, client: KubeClient, resource: Resource, cache: ClusterCache, *,
                  params: Mapping[str, Any] | None = None, observer: ReflectorObserver | None = None,
-                 min_watch_timeout: int = 300, page_size: int = 1000) -> None:
+                 min_watch_timeout: int = 300, page_size: int = 1000,
+                 write: CacheWriter = write_in_place) -> None:
         self.client = client
+        self.write = write
         self.resource = resource
         self.kind = resource.kind
         self.cache = cache
@@ -83,11 +94,11 @@ class Reflector:
             if restarted:
                 seen = set()
             # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.
-            for raw, err in self.cache.apply_many(self.kind, items, seen):
+            for raw, err in await self.write(self.cache.apply_many, self.kind, items, seen):
                 meta = raw.get("metadata") or {}
                 log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
                                                                  "error": str(err)})
-        self.cache.drop_unseen(self.kind, seen)
+        await self.write(self.cache.drop_unseen, self.kind, seen)
         self.resource_version = version
         self.last_error = ""
         self.relists += 1
@@ -124,7 +135,7 @@ class Reflector:
                 timeout = random.randint(self.min_watch_timeout, 2 * self.min_watch_timeout)
                 async for event in self.client.watch(self.resource, self.resource_version, timeout_seconds=timeout,
                                                      params=self.params):
-                    self.apply(event)
+                    await self.write(self.apply, event)
                     self.backoff.reset()
                 continue  # the server closed the watch at its timeout: resume from where we are
             except asyncio.CancelledError:
@@ -146,3 +157,4 @@ class Reflector:
                                             "resource_version": self.resource_version})
         if self.observer is not None:
             self.observer.watch_restarted(self.kind, reason)
+

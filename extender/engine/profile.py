@@ -70,6 +70,9 @@ class Profile:
         return {"filter": list(self.filters), "score": dict(self.scores)}
 
 
+MAX_PLUGIN_WEIGHT = 2**31 - 1
+
+
 def _names(entries: Any, path: str) -> list[tuple[str, int | None]]:
     if entries is None:
         return []
@@ -80,8 +83,10 @@ def _names(entries: Any, path: str) -> list[tuple[str, int | None]]:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             raise ProfileError(f"{path}[{i}]: expected {{name: <plugin>, weight: <int>}}")
         weight = entry.get("weight")
-        if weight is not None and (not isinstance(weight, int) or isinstance(weight, bool) or weight < 0):
-            raise ProfileError(f"{path}[{i}].weight: expected a non-negative integer")
+        # KubeSchedulerConfiguration's Plugin.Weight is an int32: larger numbers do not decode there.
+        if weight is not None and (not isinstance(weight, int) or isinstance(weight, bool)
+                                   or not 0 <= weight <= MAX_PLUGIN_WEIGHT):
+            raise ProfileError(f"{path}[{i}].weight: expected an integer in 0..{MAX_PLUGIN_WEIGHT}")
         out.append((entry["name"], weight))
     return out
 

@@ -8,10 +8,9 @@ pods on them, when full Node objects arrive.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from extender.cluster.cache import CacheError, ClusterCache, source_key
 from extender.cluster.nodeinfo import NodeInfo
@@ -24,10 +23,18 @@ from extender.engine.plugins.dra_claims import has_claims
 from extender.engine.plugins.dra_extended_resources import dra_equivalence_suffix
 from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
+from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
-RECENT_PODS = 10_000
+
+T = TypeVar("T")
+# Runs a step of bind that touches the cache where the cache lives (the engine thread in the service).
+CacheStep = Callable[..., Awaitable[Any]]
+
+
+async def _in_place(fn: Callable[..., T], *args: Any) -> T:
+    return fn(*args)
 
 
 class RequestError(ValueError):
@@ -82,7 +89,7 @@ class Scheduler:
         self.frameworks = {fw.name: fw for fw in frameworks}
         self.default_profile = frameworks[0].name
         self.binder: Binder = binder or StaticBinder()
-        self._recent: OrderedDict[str, PodRecord] = OrderedDict()
+        self.recent = RecentPods()
         # One equivalence cache per profile (verdicts depend on the profile's plugins and args).
         self.equivalence: dict[str, EquivalenceCache] = (
             {name: EquivalenceCache() for name in self.frameworks} if equivalence_cache else {})
@@ -100,11 +107,7 @@ class Scheduler:
             pod = PodRecord(raw)
         except RecordError as err:
             raise RequestError(f"Pod: {err}") from err
-        key = pod.cache_key
-        self._recent[key] = pod
-        self._recent.move_to_end(key)
-        if len(self._recent) > RECENT_PODS:
-            self._recent.popitem(last=False)
+        self.recent.remember(pod)
         return pod
 
     def _equivalence(self, framework: Framework, snapshot: Snapshot,
@@ -232,8 +235,10 @@ class Scheduler:
         our filters after eviction, each with the victims (by UID) our filters need."""
         framework = self.framework(profile)
         pod = self.pod_record(raw_pod)
+        # A victim proposed twice on one node is one victim (dict.fromkeys keeps the first, in order).
         proposed = {
-            node: Candidate([v if isinstance(v, str) else source_key(v, "Pod") for v in victims], pdb)
+            node: Candidate(list(dict.fromkeys(v if isinstance(v, str) else source_key(v, "Pod") for v in victims)),
+                            pdb)
             for node, (victims, pdb) in candidates.items()
         }
         answer = process_preemption(framework, self.cache.snapshot(), pod, proposed)
@@ -253,15 +258,19 @@ class Scheduler:
             return []
         return claims_to_assume(framework.filter_plugins, state, pod, node.name)
 
-    async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+    async def bind(self, namespace: str, name: str, uid: str, node: str, *,
+                   on_cache: CacheStep = _in_place) -> None:
         """Bind a pod: assume it (so the next filter counts it), bind, then finish or forget.
 
-        The pod is found among those recently filtered, then in the cache, then (live) from the apiserver.
-        A pod already bound or being bound is refused: a Binding is never created twice.
+        The pod is found among those recently filtered, then in the cache, then (live) from the apiserver;
+        its namespace, name and UID must all be those of the request. A pod already bound or being bound is
+        refused: a Binding is never created twice. Each step touching the cache runs through ``on_cache``
+        (the engine thread in the service); the apiserver calls run between them.
         """
         if not name or not node:
             raise BindError("PodName and Node are required")
-        pod = (self._recent.get(uid) if uid else None) or self.cache.find_pod(namespace, name, uid)
+        namespace = namespace or "default"
+        pod = await on_cache(self._known_pod, namespace, name, uid)
         if pod is None:
             raw = await self.binder.get_pod(namespace, name)
             if raw is not None and (not uid or (raw.get("metadata") or {}).get("uid") == uid):
@@ -271,6 +280,19 @@ class Scheduler:
                     raise BindError(f"pod {namespace}/{name}: {err}") from err
         if pod is None:
             raise BindError(f"pod {namespace}/{name} (UID {uid or 'unknown'}) is not known to the extender")
+        _check_identity(pod, namespace, name, uid)
+        assumed = await on_cache(self._assume, pod, namespace, name, node)
+        try:
+            await self.binder.bind(namespace, name, uid, node)
+        except Exception as err:
+            await on_cache(self.cache.forget_pod, assumed.cache_key)
+            raise BindError(str(err) or type(err).__name__) from err
+        await on_cache(self.cache.finish_binding, assumed.cache_key)
+
+    def _known_pod(self, namespace: str, name: str, uid: str) -> PodRecord | None:
+        return (self.recent.get(uid) if uid else None) or self.cache.find_pod(namespace, name, uid)
+
+    def _assume(self, pod: PodRecord, namespace: str, name: str, node: str) -> PodRecord:
         placed = self.cache.get_pod(pod.cache_key)
         bound_to = pod.node_name or (placed.node_name if placed is not None else "")
         if bound_to:
@@ -281,12 +303,13 @@ class Scheduler:
             raise BindError(f"node {node!r} is not known to the extender")
         claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []  # not extended ones
         try:
-            assumed = self.cache.assume_pod(pod, node, claims)
+            return self.cache.assume_pod(pod, node, claims)
         except CacheError as err:
             raise BindError(str(err)) from err
-        try:
-            await self.binder.bind(namespace, name, uid, node)
-        except Exception as err:
-            self.cache.forget_pod(assumed.cache_key)
-            raise BindError(str(err) or type(err).__name__) from err
-        self.cache.finish_binding(assumed.cache_key)
+
+
+def _check_identity(pod: PodRecord, namespace: str, name: str, uid: str) -> None:
+    """A bind names its pod three ways (namespace, name, UID): all must be the pod found, or nothing binds."""
+    if (pod.namespace, pod.name) != (namespace, name) or (uid and pod.uid and pod.uid != uid):
+        raise BindError(f"bind names pod {namespace}/{name} with UID {uid or '(none)'}, but the extender knows "
+                        f"that pod as {pod.namespace}/{pod.name} with UID {pod.uid or '(none)'}: not bound")

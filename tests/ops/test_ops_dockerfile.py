@@ -18,6 +18,7 @@ import json
 import shlex
 import shutil
 import signal
+import site
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -249,6 +250,20 @@ def _copy(src: Path, dest: Path, into_dir: bool) -> None:
         shutil.copy2(src, target)
 
 
+def _see_our_packages(venv: Path) -> None:
+    """Let the image's venv import this interpreter's dependencies (FastAPI, uvicorn...), offline.
+
+    ``--system-site-packages`` gives the *base* interpreter's packages: when this test runs from a venv (as
+    a newcomer does), the dependencies live in that venv instead, so its site-packages are added after the
+    image venv's own (a ``.pth`` file); the image's ``extender`` still comes first.
+    """
+    if sys.prefix == sys.base_prefix:
+        return
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    target = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    (target / "_test_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
+
+
 def build_image(stages: list[Stage], where: Path) -> Image:
     """Play the builder stage and the final stage's local COPYs into ``where``."""
     image = Image(where / "rootfs", where / "venv", where / "src")
@@ -266,6 +281,7 @@ def build_image(stages: list[Stage], where: Path) -> Image:
                     # Deps come from this interpreter's site-packages: the build stays offline and quick.
                     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                                     str(image.venv)], check=True)
+                    _see_our_packages(image.venv)
                 if f"{VENV}/bin/pip install ." in ins.args:
                     subprocess.run([sys.executable, "-m", "pip", "--python", str(image.venv / "bin" / "python"),
                                     "install", "--quiet", "--no-deps", "--disable-pip-version-check",

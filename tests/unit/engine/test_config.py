@@ -48,7 +48,7 @@ def test_user_plugin_from_a_file_is_loaded_and_runs() -> None:
     ({"profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "Nope"}]}}}]}, "unknown plugin 'Nope'"),
     ({"profiles": [{"plugins": {"score": {"enabled": [{"name": "NodeName"}]}}}]}, "does not implement score"),
     ({"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": -1}]}}}]},
-     "weight: expected a non-negative integer"),
+     "weight: expected an integer in 0..2147483647"),
     ({"profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}]}, "duplicate profile 'a'"),
     ({"profiles": [{"scoreMapping": "loud"}]}, "scoreMapping"),
     ({"profiles": [{"preset": "v0"}]}, "unknown preset 'v0'"),

@@ -1,0 +1,146 @@
+"""Connection limits uvicorn lacks: a deadline for the request head, and a cap on open connections.
+
+uvicorn closes a keep-alive connection that stays idle ``timeout_keep_alive`` seconds after a response, but
+arms no timer while it waits for a request's head: a client that connects and sends nothing, or sends its
+headers a byte at a time, holds a connection (and a file descriptor) for ever, and enough of them exhaust
+the process. ``limit_concurrency`` only answers 503 once a request arrives; it does not bound connections.
+
+:func:`guarded_http` makes a protocol class (uvicorn's httptools one when installed, else h11) that
+closes a connection whose request head is not complete ``head_timeout`` seconds after the connection opened
+or the previous response finished (data arriving does not extend it), and closes new connections at once
+while ``max_connections`` are open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    HTTPTOOLS = True
+except ImportError:  # pragma: no cover - httptools comes with uvicorn[standard]
+    HttpToolsProtocol = H11Protocol  # type: ignore[misc,assignment]
+    HTTPTOOLS = False
+
+log = logging.getLogger("extender.api")
+
+DEFAULT_HEAD_TIMEOUT_SECONDS = 10.0
+DEFAULT_KEEP_ALIVE_SECONDS = 5
+DEFAULT_MAX_CONNECTIONS = 512
+
+
+class _Guard:
+    """The deadline and the cap, for either of uvicorn's HTTP/1.1 protocols (mixed in ahead of it)."""
+
+    head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    on_refused: Any = None  # called with a reason ("connections", "head_timeout") for metrics
+
+    # Provided by the uvicorn protocol class this is mixed into.
+    connections: set[Any]
+    client: tuple[str, int] | None
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+
+    _head_deadline: asyncio.TimerHandle | None = None
+    _awaiting_head = False
+
+    def _guard_connection(self, transport: asyncio.Transport) -> bool:
+        """After the connection is counted: close it at once past the cap, else start its head deadline."""
+        if len(self.connections) > self.max_connections:
+            log.warning("connection refused: too many open connections",
+                        extra={"limit": self.max_connections, "client": _peer(self.client)})
+            self._refused("connections")
+            transport.abort()
+            return False
+        self._arm_head_deadline()
+        return True
+
+    def _arm_head_deadline(self) -> None:
+        self._cancel_head_deadline()
+        self._awaiting_head = True
+        self._head_deadline = self.loop.call_later(self.head_timeout, self._head_timed_out)
+
+    def _head_received(self) -> None:
+        self._awaiting_head = False
+        self._cancel_head_deadline()  # the body has a timeout of its own (--read-timeout)
+
+    def _cancel_head_deadline(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def _head_timed_out(self) -> None:
+        self._head_deadline = None
+        if self._awaiting_head and not self.transport.is_closing():
+            log.info("connection closed: no complete request head in time",
+                     extra={"seconds": self.head_timeout, "client": _peer(self.client)})
+            self._refused("head_timeout")
+            self.transport.close()
+
+    def _refused(self, reason: str) -> None:
+        if self.on_refused is not None:
+            self.on_refused(reason)
+
+
+class GuardedH11Protocol(_Guard, H11Protocol):
+    """uvicorn's h11 protocol with the request-head deadline and the connection cap."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._guard_connection(transport)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._awaiting_head and self.conn.their_state is not h11.IDLE:
+            self._head_received()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self._arm_head_deadline()  # waiting for the next request's head (keep-alive)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_deadline()
+        super().connection_lost(exc)
+
+
+class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
+    """uvicorn's httptools protocol (its default when installed) with the same deadline and cap."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._guard_connection(transport)
+
+    def on_headers_complete(self) -> None:
+        self._head_received()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self._arm_head_deadline()  # no pipelined request started: waiting for the next head
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_deadline()
+        super().connection_lost(exc)
+
+
+def _peer(client: tuple[str, int] | None) -> str:
+    return f"{client[0]}:{client[1]}" if client else ""
+
+
+def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                 on_refused: Any = None) -> type[asyncio.Protocol]:
+    """A protocol class for ``uvicorn.Config(http=...)`` with these limits: httptools when installed (as
+    uvicorn's own default), else h11."""
+    base: type[_Guard] = GuardedHttpToolsProtocol if HTTPTOOLS else GuardedH11Protocol
+    return type(base.__name__, (base,), {
+        "head_timeout": head_timeout, "max_connections": max_connections,
+        "on_refused": staticmethod(on_refused) if on_refused is not None else None})

@@ -1,0 +1,171 @@
+"""The engine thread: the one thread that reads and writes the scheduler cache.
+
+Every verb's engine work (filter, prioritize, preempt, explain, the cache steps of bind) and every write from
+the reflectors (lists, watch events, expiry of assumed pods) runs here, one call at a time and in the order
+submitted. The cache therefore keeps a single writer, a request sees a cache that does not change under it,
+and the event loop is left to I/O: health, readiness and metrics answer while a heavy request computes.
+
+Admission is bounded: at most ``max_pending`` requests wait or run at once (past it :class:`Overloaded`,
+answered 503 with Retry-After), and a request that has not finished within ``timeout`` seconds is abandoned
+(:class:`Overloaded` too; if it had not started yet it never runs). Cache writes from the source are never
+refused: dropping a watch event would leave the cache wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import gc
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+log = logging.getLogger("extender.engine")
+
+T = TypeVar("T")
+
+DEFAULT_MAX_PENDING = 128
+DEFAULT_TIMEOUT_SECONDS = 10.0
+
+
+class Overloaded(RuntimeError):
+    """A request refused or abandoned because the engine is saturated; ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _Job:
+    __slots__ = ("abandoned", "args", "context", "fn", "future", "loop")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], loop: asyncio.AbstractEventLoop,
+                 future: asyncio.Future[Any]) -> None:
+        self.fn = fn
+        self.args = args
+        self.loop = loop
+        self.future = future
+        # The caller's context (request id for logs) travels with the work.
+        self.context = contextvars.copy_context()
+        self.abandoned = False
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class EngineThread:
+    """Runs submitted callables on one dedicated thread, in order; awaitable from the event loop."""
+
+    def __init__(self, *, max_pending: int = DEFAULT_MAX_PENDING, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 name: str = "engine") -> None:
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
+        self.max_pending = max_pending
+        self.timeout = timeout
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._pending = 0  # admitted requests not finished yet (only touched on the loop thread)
+        self.name = name
+        self._thread: threading.Thread | None = None
+        self._started = False
+        self.busy_since = 0.0  # monotonic start of the job running now, 0 when idle (for reports)
+
+    @property
+    def pending(self) -> int:
+        """Requests admitted and not finished."""
+        return self._pending
+
+    def start(self) -> None:
+        """Start the thread (idempotent)."""
+        if not self._started:
+            self._started = True
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._work, args=(self._queue,), name=self.name, daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish the queued work, then end the thread."""
+        if self._started and self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._started = False
+
+    def in_engine(self) -> bool:
+        """Whether the caller runs on the engine thread."""
+        return threading.current_thread() is self._thread
+
+    def _work(self, jobs: queue.SimpleQueue[_Job | None]) -> None:
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            if job.abandoned:
+                continue
+            self.busy_since = time.monotonic()
+            # No collection while a job runs: the objects a large request decodes are alive until it ends,
+            # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
+            # during which the event loop cannot answer a probe. Reference counting frees them when the job
+            # ends; the collection that was due then runs here, over what is left.
+            collect = gc.isenabled()
+            gc.disable()
+            try:
+                value = job.context.run(job.fn, *job.args)
+            except BaseException as err:  # handed to the awaiting caller, which decides
+                self._answer(job, False, err)
+            else:
+                self._answer(job, True, value)
+            finally:
+                self.busy_since = 0.0
+                del job
+                if collect:
+                    gc.enable()
+                    if gc.get_count()[0] > gc.get_threshold()[0]:
+                        gc.collect(0)
+
+    @staticmethod
+    def _answer(job: _Job, ok: bool, value: Any) -> None:
+        try:
+            job.loop.call_soon_threadsafe(_settle, job.future, ok, value)
+        except RuntimeError:  # the loop closed meanwhile (shutdown): nobody is waiting any more
+            log.debug("engine answer dropped: the event loop is closed")
+
+    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[_Job, asyncio.Future[T]]:
+        if not self._started:
+            self.start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        job = _Job(fn, args, loop, future)
+        self._queue.put(job)
+        return job, future
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run cache work from the source (or an internal step) on the engine thread: never refused."""
+        # Shielded: if the caller goes away, the write still happens, in order (it must not be lost).
+        _, future = self._submit(fn, args)
+        return await asyncio.shield(future)
+
+    async def request(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a request's engine work: refused past ``max_pending``, abandoned after ``timeout``."""
+        if self._pending >= self.max_pending:
+            raise Overloaded(f"the extender is saturated: {self._pending} requests are already waiting for the "
+                             f"engine (limit {self.max_pending}); retry shortly")
+        self._pending += 1
+        job, future = self._submit(fn, args)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout)
+        except TimeoutError:
+            job.abandoned = True
+            raise Overloaded(f"the engine did not answer within {self.timeout:g} seconds; retry shortly") from None
+        except asyncio.CancelledError:
+            job.abandoned = True  # nobody waits for it: skip it if it has not started
+            raise
+        finally:
+            self._pending -= 1

@@ -1,0 +1,164 @@
+"""Connections cannot be held for ever or without bound (the real service process, real sockets).
+
+The service runs with --head-timeout 1, --keep-alive-timeout 1 and --max-connections 20, and a plain health
+port. A connection that sends nothing, one that sends its headers a byte at a time and never finishes them,
+and an idle keep-alive connection are all closed by the server; past 20 open connections new ones are closed
+at once, while the health port (its own listener, own cap) still answers probes; once the extra connections
+are gone, the verbs' port serves again.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from ops_support import Service, free_port, metric_value, running
+
+MAX_CONNECTIONS = 20
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, int]]:
+    health = free_port()
+    svc = Service(tmp_path_factory.mktemp("connections"),
+                  ["--head-timeout", "1", "--keep-alive-timeout", "1", "--max-connections", str(MAX_CONNECTIONS),
+                   "--health-port", str(health), "--health-host", "127.0.0.1"])
+    with running(svc):
+        yield svc, health
+
+
+def closed_by_server(sock: socket.socket, within: float) -> float | None:
+    """Seconds until the server closed the connection (EOF or reset), or None if it stayed open ``within``."""
+    started = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - started < within:
+        try:
+            if sock.recv(4096) == b"":
+                return time.monotonic() - started
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - started
+    return None
+
+
+def test_a_connection_that_sends_nothing_is_closed_after_the_head_timeout(served: tuple[Service, int]) -> None:
+    service, _ = served
+    with socket.create_connection(("127.0.0.1", service.port)) as sock:
+        closed = closed_by_server(sock, within=5)
+    assert closed is not None and 0.8 < closed < 3, closed
+
+
+def test_headers_sent_a_byte_at_a_time_do_not_extend_the_deadline(served: tuple[Service, int]) -> None:
+    service, _ = served
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
+    with socket.create_connection(("127.0.0.1", service.port)) as sock:
+        started = time.monotonic()
+        closed_after = None
+        for byte in head:
+            try:
+                sock.sendall(bytes([byte]))
+            except (BrokenPipeError, ConnectionResetError):
+                closed_after = time.monotonic() - started
+                break
+            time.sleep(0.05)
+            sock.settimeout(0.001)
+            try:
+                if sock.recv(1) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except TimeoutError:
+                pass
+            except ConnectionResetError:
+                closed_after = time.monotonic() - started
+                break
+    assert closed_after is not None and closed_after < 3, closed_after
+
+
+def test_an_idle_keep_alive_connection_is_closed(served: tuple[Service, int]) -> None:
+    service, _ = served
+    with socket.create_connection(("127.0.0.1", service.port)) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        sock.settimeout(5)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        closed = closed_by_server(sock, within=5)
+    assert closed is not None and closed < 3, closed
+
+
+def test_connections_past_the_cap_are_closed_and_the_health_port_still_answers(
+        served: tuple[Service, int]) -> None:
+    service, health = served
+    held = [socket.create_connection(("127.0.0.1", service.port)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.3)
+        extra = socket.create_connection(("127.0.0.1", service.port))
+        with extra:
+            assert closed_by_server(extra, within=0.8) is not None, "a connection past the cap stayed open"
+        answer = httpx.get(f"http://127.0.0.1:{health}/healthz", timeout=2)
+        assert answer.status_code == 200 and answer.text == "ok"
+    finally:
+        for sock in held:
+            sock.close()
+    time.sleep(0.3)
+    with service.client() as client:
+        assert client.get("/healthz").text == "ok"
+        metrics = client.get("/metrics").text
+    assert metric_value(metrics, "extender_rejected_requests_total", reason="connections") >= 1
+    assert metric_value(metrics, "extender_rejected_requests_total", reason="head_timeout") >= 1
+
+
+def test_the_health_port_serves_probes_and_metrics_only(served: tuple[Service, int]) -> None:
+    _, health = served
+    with httpx.Client(base_url=f"http://127.0.0.1:{health}", timeout=5) as client:
+        assert client.get("/healthz").text == "ok"
+        assert client.get("/readyz").json()["ready"] is True
+        assert "extender_cache_objects" in client.get("/metrics").text
+        assert client.post("/filter", json={}).status_code == 404
+        assert client.post("/bind", json={}).status_code == 404
+        assert client.post("/healthz").status_code == 405
+        assert client.get("/docs").status_code == 404
+        assert client.get("/profiles/default-scheduler/filter").status_code == 404
+
+
+@pytest.mark.parametrize("protocol", ["GuardedH11Protocol", "GuardedHttpToolsProtocol"])
+def test_both_http_implementations_close_a_silent_connection(protocol: str) -> None:
+    """The guard works on uvicorn's h11 protocol as on httptools (used when httptools is installed)."""
+    import asyncio
+    import threading
+
+    import uvicorn
+
+    from extender.api import connections
+
+    base = getattr(connections, protocol)
+    guarded = type(protocol, (base,), {"head_timeout": 0.5, "max_connections": 4, "on_refused": None})
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:  # never reached
+        raise AssertionError("no request expected")
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
+                                           http=guarded))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+            closed = closed_by_server(sock, within=5)
+        assert closed is not None and closed < 3, closed
+        extra = [socket.create_connection(("127.0.0.1", port)) for _ in range(6)]
+        try:
+            time.sleep(0.2)
+            assert sum(closed_by_server(s, within=0.3) is not None for s in extra) >= 2
+        finally:
+            for s in extra:
+                s.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)

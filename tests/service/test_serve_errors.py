@@ -1,0 +1,121 @@
+"""Start-up failures of ``extender serve`` and bad files given to the CLI: one line on stderr, exit 2, and no
+"serving" logged first (the real process)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_extender(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "extender", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=60)
+
+
+def assert_one_line_exit_2(result: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr[-3000:]
+    assert lines[0].startswith("extender: ") and fragment in lines[0], lines[0]
+    assert "Traceback" not in result.stderr and '"serving"' not in result.stderr
+
+
+def self_signed(directory: Path, name: str) -> tuple[Path, Path]:
+    """A throw-away certificate and key (openssl or cryptography), for the mismatch case."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / f"{name}.crt", directory / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+@pytest.fixture
+def certs(tmp_path: Path) -> dict[str, Path]:
+    pytest.importorskip("cryptography")
+    one_cert, one_key = self_signed(tmp_path, "one")
+    _, other_key = self_signed(tmp_path, "other")
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n")
+    return {"cert": one_cert, "key": one_key, "other_key": other_key, "garbage": garbage}
+
+
+def test_a_certificate_with_another_key_is_one_line_and_exit_2(certs: dict[str, Path]) -> None:
+    result = run_extender("serve", "--port", str(free_port()), "--tls-cert-file", str(certs["cert"]),
+                          "--tls-key-file", str(certs["other_key"]))
+    assert_one_line_exit_2(result, "not a usable certificate and matching private key")
+
+
+def test_a_garbage_certificate_is_one_line_and_exit_2(certs: dict[str, Path]) -> None:
+    result = run_extender("serve", "--port", str(free_port()), "--tls-cert-file", str(certs["garbage"]),
+                          "--tls-key-file", str(certs["key"]))
+    assert_one_line_exit_2(result, "tls:")
+
+
+def test_a_garbage_client_ca_is_one_line_and_exit_2(certs: dict[str, Path]) -> None:
+    result = run_extender("serve", "--port", str(free_port()), "--tls-cert-file", str(certs["cert"]),
+                          "--tls-key-file", str(certs["key"]), "--client-ca-file", str(certs["garbage"]))
+    assert_one_line_exit_2(result, "no usable CA certificate")
+
+
+def test_a_plugin_whose_constructor_raises_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "broken_plugin.py").write_text(
+        "from extender.engine.framework import ScorePlugin\n"
+        "from extender.engine.registry import register\n\n\n"
+        "@register\n"
+        "class BrokenAtStart(ScorePlugin):\n"
+        "    name = 'BrokenAtStart'\n\n"
+        "    def __init__(self, args=None):\n"
+        "        raise RuntimeError('cannot reach the\\nlicence server')\n")
+    config = tmp_path / "config.yaml"
+    config.write_text("imports: [broken_plugin.py]\nprofiles:\n  - plugins:\n      multiPoint:\n"
+                      "        enabled: [{name: BrokenAtStart}]\n")
+    result = run_extender("serve", "--port", str(free_port()), "--config", str(config))
+    assert_one_line_exit_2(result, "a plugin failed to start: RuntimeError: cannot reach the licence server")
+
+
+def test_a_port_in_use_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_extender("serve", "--port", str(free_port()), "--health-port", str(port),
+                              "--health-host", "127.0.0.1")
+    assert_one_line_exit_2(result, "health port: cannot listen on 127.0.0.1")
+
+
+def test_a_yaml_alias_bomb_is_refused_with_one_line(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        levels.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]")
+    bomb.write_text("\n".join([*levels, "kind: Pod", "metadata: {name: bomb}"]) + "\n")
+    assert bomb.stat().st_size < 2000
+    result = run_extender("explain", "--pod", str(bomb))
+    assert_one_line_exit_2(result, "YAML aliases expand to more than")
+    result = run_extender("serve", "--port", str(free_port()), "--cluster", str(bomb))
+    assert_one_line_exit_2(result, "YAML aliases expand to more than")
