@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
@@ -79,10 +79,9 @@ _BULK_THRESHOLD: Final = 4096
 class UnschedulableError(Exception):
     """Not enough capacity (upstream ``framework.UnschedulableError``); ``message`` is upstream's text."""
 
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(f"{detail} ({message})" if detail else message)
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
         self.message = message
-        self.detail = detail
 
 
 class AssignError(Exception):
@@ -388,21 +387,37 @@ class AssignState:
         return [t for t in self.available if t.name in prior] + [t for t in self.available if t.name not in prior]
 
 
-def _capacity_error(state: AssignState) -> UnschedulableError:
-    listed = ", ".join(f"{t.name} {t.replicas}" for t in state.available) or "no cluster"
-    message = f"Clusters available replicas {state.available_sum} are not enough to schedule."
-    if state.phase == "scale up" and state.assigned > 0:
-        detail = (f"clusters can hold at most {state.available_sum} more of the {state.target} replicas still to place "
-                  f"({state.assigned} of {state.binding.replicas} already placed): {listed}")
-    else:
-        detail = f"clusters can hold at most {state.available_sum} of {state.target} replicas: {listed}"
-    return UnschedulableError(message, detail)
+def _unschedulable(state: AssignState) -> UnschedulableError:
+    return UnschedulableError(f"Clusters available replicas {state.available_sum} are not enough to schedule.")
+
+
+def _merge_target_clusters(old: Sequence[TargetCluster], new: Sequence[TargetCluster]) -> list[TargetCluster]:
+    """Upstream ``util.MergeTargetClusters``: add the old replicas onto the new result.
+
+    Old clusters missing from the new result are appended; upstream appends them in Go map order,
+    here in name order (the order of ``spec.clusters`` carries no meaning).
+    """
+    if not old:
+        return list(new)
+    if not new:
+        return list(old)
+    remaining: dict[str, int] = {}
+    for t in old:
+        remaining[t.name] = t.replicas  # the last entry of a name wins, as in upstream's map
+    merged = []
+    for t in new:
+        if t.name in remaining:
+            merged.append(TargetCluster(t.name, t.replicas + remaining.pop(t.name)))
+        else:
+            merged.append(t)
+    merged.extend(TargetCluster(name, replicas) for name, replicas in sorted(remaining.items()))
+    return merged
 
 
 def _divide(state: AssignState) -> list[TargetCluster]:
-    """Upstream ``dynamicDivideReplicas``."""
+    """Upstream ``dynamicDivideReplicas``: divide the target by the weights, then merge the kept result."""
     if state.available_sum < state.target:
-        raise _capacity_error(state)
+        raise _unschedulable(state)
     available = state.available
     if state.strategy == Strategy.AGGREGATED:
         available = state.resort_available()
@@ -412,35 +427,41 @@ def _divide(state: AssignState) -> list[TargetCluster]:
             if running >= state.target:
                 available = available[: i + 1]
                 break
-    # Available replicas are the weights, the current result the initial seats (SpreadReplicasByTargetClusters).
-    dispenser = Dispenser.new(state.target, state.scheduled, state.binding.resource.uid)
+    # SpreadReplicasByTargetClusters: available replicas are the weights, nothing is held initially.
+    dispenser = Dispenser.new(state.target, None, state.binding.resource.uid)
     dispenser.allocate_by_weight([ClusterWeight(t.name, t.replicas) for t in available])
-    return dispenser.result
+    return _merge_target_clusters(state.scheduled, dispenser.result)
 
 
 def _scale_down(state: AssignState) -> list[TargetCluster]:
-    # The previous result is the weight; every current cluster (candidate or not) keeps its share.
+    # Only the current clusters that are still candidates are weighted, by their current replicas.
     state.phase = "scale down"
     state.target = state.binding.replicas
+    state.set_available(_by_replicas_desc(state.scheduled))
     state.scheduled = []
-    state.set_available(_by_replicas_desc(state.binding.clusters))
     return _divide(state)
 
 
+def _allocatable(state: AssignState) -> list[TargetCluster]:
+    """Each candidate's available replicas, without the replicas it already holds (``AllocatableReplicas``)."""
+    return state.calculator(state.candidates, state.binding)
+
+
 def _scale_up(state: AssignState) -> list[TargetCluster]:
+    # Only the missing replicas are divided, from nothing, and then added onto the current result.
     state.phase = "scale up"
     state.target = state.binding.replicas - state.assigned
-    state.set_available(_by_replicas_desc(state.calculator(state.candidates, state.binding)))
+    state.set_available(_by_replicas_desc(_allocatable(state)))
     return _divide(state)
 
 
 def _fresh(state: AssignState) -> list[TargetCluster]:
     state.phase = "fresh scale"
     state.target = state.binding.replicas
-    available = state.calculator(state.candidates, state.binding)
+    available = _allocatable(state)
     held: dict[str, int] = {}
     for t in state.scheduled:
-        held.setdefault(t.name, t.replicas)
+        held[t.name] = held.get(t.name, 0) + t.replicas
     # A cluster's own replicas come back to its capacity before everything is divided again.
     available = [TargetCluster(t.name, t.replicas + held.get(t.name, 0)) for t in available]
     state.set_available(_by_replicas_desc(available))
@@ -465,90 +486,9 @@ _PHASE_WRAP: Final = {"fresh scale": "failed to do fresh scale", "scale down": "
                       "scale up": "failed to scale up"}
 
 
-def _webster_fill(total: int, weights: Sequence[TargetCluster], held: Sequence[TargetCluster],
-                  uid: str) -> list[TargetCluster]:
-    dispenser = Dispenser.new(total, held, uid)
-    dispenser.allocate_by_weight([ClusterWeight(t.name, t.replicas) for t in weights])
-    return dispenser.result
-
-
-def _assign_tiered(state: AssignState, tiers: Mapping[str, int]) -> list[TargetCluster]:
-    """Overflow tiers: fill in tier order, empty in reverse tier order (proposal-based, see module doc)."""
-    state.build_scheduled()
-    uid = state.binding.resource.uid
-    last_tier = max(tiers.values(), default=0) + 1
-
-    def tier_of(name: str) -> int:
-        return tiers.get(name, last_tier)
-
-    order = sorted(set(tiers.values()) | {tier_of(t.name) for t in state.binding.clusters})
-    if state.mode == AssignmentMode.STEADY and state.assigned > state.binding.replicas:
-        state.phase = "scale down"
-        excess = _sum(state.binding.clusters) - state.binding.replicas
-        result = {t.name: t.replicas for t in state.binding.clusters}
-        for tier in reversed(order):
-            members = [t for t in state.binding.clusters if tier_of(t.name) == tier and t.replicas > 0]
-            held = _sum(members)
-            if excess <= 0 or held == 0:
-                continue
-            if excess >= held:
-                for t in members:
-                    result[t.name] = 0
-                excess -= held
-                continue
-            for t in _webster_fill(held - excess, members, [], uid):
-                result[t.name] = t.replicas
-            excess = 0
-        return [TargetCluster(n, r) for n, r in sorted(result.items())]
-    if state.mode == AssignmentMode.STEADY and state.assigned == state.binding.replicas:
-        return state.scheduled
-    fresh = state.mode == AssignmentMode.FRESH
-    state.phase = "fresh scale" if fresh else "scale up"
-    available = state.calculator(state.candidates, state.binding)
-    if fresh:
-        held_now = {t.name: t.replicas for t in state.scheduled}
-        available = [TargetCluster(t.name, t.replicas + held_now.get(t.name, 0)) for t in available]
-        base: dict[str, int] = {}
-    else:
-        base = {t.name: t.replicas for t in state.scheduled}
-    state.target = state.binding.replicas - (0 if fresh else state.assigned)
-    state.set_available(_by_replicas_desc(available))
-    if state.available_sum < state.target:
-        raise _capacity_error(state)
-    remaining = state.target
-    result = dict(base)
-    for tier in order:
-        if remaining <= 0:
-            break
-        members = [t for t in state.available if tier_of(t.name) == tier]
-        capacity = _sum(members)
-        if capacity == 0:
-            continue
-        if remaining >= capacity:
-            for t in members:
-                result[t.name] = result.get(t.name, 0) + t.replicas
-            remaining -= capacity
-            continue
-        current = [TargetCluster(n, r) for n, r in result.items() if tier_of(n) == tier]
-        for t in _webster_fill(remaining, members, current, uid):
-            result[t.name] = t.replicas
-        remaining = 0
-    return [TargetCluster(n, r) for n, r in sorted(result.items())]
-
-
-def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
-                    calculator: Calculator, *, tiers: Mapping[str, int] | None = None) -> list[TargetCluster]:
-    """Upstream ``AssignReplicas``: target clusters with replicas, zero-replica clusters removed.
-
-    ``calculator`` gives each candidate's available replicas (``calAvailableReplicas``); ``tiers`` maps
-    candidates to their overflow tier (0 = primary) when the placement uses overflow affinities.
-    Raises :class:`UnschedulableError` when capacity is short and :class:`AssignError` otherwise.
-    """
-    if not candidates:
-        raise AssignError("no clusters available to schedule")
-    if binding.replicas <= 0:
-        # Not a workload: every selected cluster, without replicas.
-        return [TargetCluster(c.name, 0) for c in candidates]
+def _assign_to_clusters(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                        calculator: Calculator) -> list[TargetCluster]:
+    """Upstream ``assignReplicasToClusters``: one strategy over ``candidates``, zero-replica clusters removed."""
     strategy = strategy_of(placement)
     if strategy is None:
         scheduling = placement.replica_scheduling
@@ -567,8 +507,56 @@ def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, pla
         result = dispenser.result
     else:
         try:
-            result = _assign_tiered(state, tiers) if tiers else _assign_dynamic(state)
+            result = _assign_dynamic(state)
         except UnschedulableError as err:
-            wrapped = f"{_PHASE_WRAP.get(state.phase, state.phase)}: {err.message}"
-            raise UnschedulableError(wrapped, err.detail) from err
+            raise UnschedulableError(f"{_PHASE_WRAP.get(state.phase, state.phase)}: {err.message}") from err
     return [t for t in result if t.replicas > 0]
+
+
+def _assign_tiered(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                   calculator: Calculator, tiers: Mapping[str, int]) -> list[TargetCluster]:
+    """Upstream ``assignWorkloadReplicas`` with overflow: fill the tiers in order, every schedule.
+
+    Each tier gets ``min(replicas still to place, the tier's available replicas including what its
+    clusters hold)`` and divides it with the normal (steady or fresh) assignment over its own clusters.
+    """
+    by_tier: dict[int, list[Cluster]] = {}
+    capacity: dict[int, int] = {}
+    allocatable = calculator(candidates, binding)
+    for cluster, free in zip(candidates, allocatable, strict=True):
+        tier = tiers.get(cluster.name, OUTSIDE_TIERS)
+        by_tier.setdefault(tier, []).append(cluster)
+        capacity[tier] = capacity.get(tier, 0) + free.replicas + binding.assigned_replicas_for(cluster.name)
+    remaining = binding.replicas
+    result: list[TargetCluster] = []
+    for tier in sorted(by_tier):
+        share = min(remaining, capacity[tier])
+        result.extend(_assign_to_clusters(by_tier[tier], replace(binding, replicas=share), placement, calculator))
+        remaining -= share
+        if remaining <= 0:
+            break
+    if remaining > 0:
+        raise UnschedulableError("Clusters available replicas are not enough to schedule.")
+    return result
+
+
+#: ``getClusterOverflowOrder`` of a cluster in no tier of the term.
+OUTSIDE_TIERS: Final = 1000
+
+
+def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                    calculator: Calculator, *, tiers: Mapping[str, int] | None = None) -> list[TargetCluster]:
+    """Upstream ``AssignReplicas``: target clusters with replicas, zero-replica clusters removed.
+
+    ``calculator`` gives each candidate's available replicas (``calAvailableReplicas``); ``tiers`` maps
+    candidates to their overflow tier (0 = primary) when the term being scheduled has overflow affinities.
+    Raises :class:`UnschedulableError` when capacity is short and :class:`AssignError` otherwise.
+    """
+    if not candidates:
+        raise AssignError("no clusters available to schedule")
+    if not binding.is_workload:
+        # Not a workload (no replicas and no replicaRequirements): every selected cluster, without replicas.
+        return [TargetCluster(c.name, 0) for c in candidates]
+    if tiers:
+        return _assign_tiered(candidates, binding, placement, calculator, tiers)
+    return _assign_to_clusters(candidates, binding, placement, calculator)

@@ -15,7 +15,7 @@ Upstream: ``pkg/scheduler/framework/plugins/`` of karmada-io/karmada, one plugin
 * ``clustereviction``: the cluster is the source of a ``gracefulEvictionTasks`` entry.
 
 ``cluster_matches`` is ``pkg/util/selector.go`` ``ClusterMatches``: ``exclude`` first, then the label
-selector, the field selector (``zone`` against ``spec.zones``: In needs every zone listed, NotIn none of
+selector, the field selector (``zone`` against ``spec.zones``: In needs one zone listed, NotIn none of
 them; ``provider``/``region`` as a node-selector requirement on those fields), then ``clusterNames``.
 
 Upstream runs the filter plugins in its registry's (map) order and stops at the first rejection; here
@@ -67,7 +67,7 @@ _FILTER_EFFECTS: Final = frozenset({EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE})
 def _match_zones(req: FieldRequirement, zones: Sequence[str]) -> bool:
     """Upstream ``matchZones``."""
     if req.operator == "In":
-        return bool(zones) and all(zone in req.values for zone in zones)
+        return any(zone in req.values for zone in zones)
     if req.operator == "NotIn":
         return not any(zone in req.values for zone in zones)
     if req.operator == "Exists":
@@ -191,7 +191,8 @@ class ClusterAffinityFilter:
             term = ctx.placement.term(ctx.affinity_name)
             if term is None:
                 return None
-            groups = term.tiers
+            # Overflow tiers hold compute capacity: only workloads overflow into them.
+            groups = term.tiers if ctx.binding.is_workload else (term.affinity,)
         return None if any(cluster_matches(cluster, g) for g in groups) else self.REASON
 
 

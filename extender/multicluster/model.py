@@ -14,8 +14,9 @@ Upstream shapes (karmada-io/karmada):
 Parsing is strict about types and names the offending field (``spec.replicas: expected an integer, got
 str``), and applies the defaults karmada-webhook would have applied before the scheduler sees a policy
 (``pkg/webhook/propagationpolicy/mutating.go``, ``pkg/util/helper/policy.go``): replicaSchedulingType
-``Divided``, division preference ``Weighted`` for Divided, spread constraints by ``cluster`` with
-``minGroups`` 1, and the not-ready/unreachable ``NoExecute`` tolerations.  The webhook's validation
+``Divided`` (the CRD default), division preference ``Weighted`` for Divided, and spread constraints by
+``cluster`` with ``minGroups`` 1.  Since v1.15 the webhook adds no not-ready/unreachable tolerations: a
+policy tolerates those taints only when it says so.  The webhook's validation
 (``pkg/util/validation/validation.go``) is applied too, with upstream's messages.
 """
 
@@ -80,8 +81,6 @@ ZONE_FIELD: Final = "zone"
 #: Taints the cluster controller sets on unhealthy clusters (``pkg/apis/cluster/v1alpha1/well_known_constants.go``).
 TAINT_CLUSTER_NOT_READY: Final = "cluster.karmada.io/not-ready"
 TAINT_CLUSTER_UNREACHABLE: Final = "cluster.karmada.io/unreachable"
-#: karmada-webhook's ``--default-not-ready-toleration-seconds`` / ``--default-unreachable-toleration-seconds``.
-DEFAULT_TOLERATION_SECONDS: Final = 300
 
 INT32_MAX: Final = 2**31 - 1
 INT64_MAX: Final = 2**63 - 1
@@ -507,17 +506,7 @@ def _replica_scheduling(obj: object, path: str) -> ReplicaScheduling | None:
     return ReplicaScheduling(scheduling_type, preference, pref_raw is not None, tuple(weights), dynamic)
 
 
-def _default_tolerations(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
-    """Add the webhook's NoExecute tolerations of the not-ready and unreachable taints, unless present."""
-    added = list(tolerations)
-    for key in (TAINT_CLUSTER_NOT_READY, TAINT_CLUSTER_UNREACHABLE):
-        if not any(t.key == key and t.effect == "NoExecute" for t in tolerations):
-            added.append(Toleration(key=key, operator="Exists", effect="NoExecute",
-                                    toleration_seconds=DEFAULT_TOLERATION_SECONDS))
-    return tuple(added)
-
-
-def parse_placement(obj: object, *, path: str = "placement", defaults: bool = True) -> Placement:
+def parse_placement(obj: object, *, path: str = "placement") -> Placement:
     """Build a :class:`Placement` from its JSON shape, with webhook defaulting and validation."""
     raw = _map(obj, path)
     affinity = None
@@ -550,15 +539,30 @@ def parse_placement(obj: object, *, path: str = "placement", defaults: bool = Tr
     except TaintError as err:
         raise ModelError(str(err)) from err
     scheduling = _replica_scheduling(raw.get("replicaScheduling"), f"{path}.replicaScheduling")
-    if any(t.overflow for t in terms) and not (
-        scheduling is not None and scheduling.scheduling_type == DIVIDED and scheduling.dynamic_weight
-    ):
-        raise ModelError(f"{path}.clusterAffinities: overflowAffinities can only be used with the Divided "
-                         "replica scheduling type and a dynamicWeight")
+    # ValidatePlacement / ValidateOverflowAffinities (pkg/util/validation/validation.go), with its messages.
+    overflow_allowed = scheduling is not None and scheduling.scheduling_type == DIVIDED and (
+        scheduling.division_preference == AGGREGATED
+        or (scheduling.division_preference == WEIGHTED and scheduling.weight_preference_set
+            and bool(scheduling.dynamic_weight)))
+    for i, term in enumerate(terms):
+        if not term.overflow:
+            continue
+        opath = f"{path}.clusterAffinities[{i}].overflowAffinities"
+        if not overflow_allowed:
+            raise ModelError(f"{opath}: overflowAffinities can only be used together with dynamic weight or "
+                             "aggregated scheduling")
+        if term.affinity == ClusterAffinity():
+            raise ModelError(f"{opath}: overflowAffinities can only be used together with the inline ClusterAffinity")
+        seen_names = {term.name}
+        for j, (oname, _aff) in enumerate(term.overflow):
+            if oname in seen_names:
+                raise ModelError(f"{opath}[{j}].affinityName: overflow affinity name must be unique and must not "
+                                 "duplicate the primary group's affinityName")
+            seen_names.add(oname)
     return Placement(
         cluster_affinity=affinity,
         cluster_affinities=tuple(terms),
-        tolerations=_default_tolerations(tolerations) if defaults else tolerations,
+        tolerations=tolerations,
         spread_constraints=_spread_constraints(raw.get("spreadConstraints"), f"{path}.spreadConstraints"),
         replica_scheduling=scheduling,
     )
@@ -628,6 +632,11 @@ class ResourceBinding:
     last_scheduled_time: datetime | None = None
     name: str = ""
     namespace: str = ""
+
+    @property
+    def is_workload(self) -> bool:
+        """Upstream ``ResourceBindingSpec.IsWorkload``: replicas, or ``replicaRequirements`` even with 0 replicas."""
+        return self.replicas > 0 or self.has_replica_requirements
 
     def target_contains(self, cluster: str) -> bool:
         """Upstream ``ResourceBindingSpec.TargetContains``."""

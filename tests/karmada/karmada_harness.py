@@ -1,7 +1,8 @@
 """Run cases through the Karmada oracle and through ours (library, ``extender place``, HTTP); compare.
 
-Compared per case: the target clusters with their replicas (as a list: both sides list clusters in
-name order of the snapshot, so order matters too), the error text, the ``clusterAffinities`` term
+Compared per case: the target clusters with their replicas (in name order: the order of
+``spec.clusters`` carries no meaning, and upstream's follows its informer's and Go maps' order), the
+error text, the ``clusterAffinities`` term
 used, and each filtered cluster's reasons as a set (the oracle runs every filter plugin on its own).
 """
 
@@ -55,7 +56,7 @@ def normalize(answer: dict[str, Any]) -> dict[str, Any]:
     """The comparable part of an answer (oracle's or ours)."""
     filtered = answer.get("filtered") or {}
     return {
-        "clusters": [(t["name"], int(t["replicas"])) for t in answer.get("clusters") or []],
+        "clusters": sorted((t["name"], int(t["replicas"])) for t in answer.get("clusters") or []),
         "error": answer.get("error", ""),
         "filtered": {name: sorted(set(reasons)) for name, reasons in sorted(filtered.items()) if reasons},
     }
