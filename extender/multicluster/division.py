@@ -337,8 +337,15 @@ def reschedule_required(binding: ResourceBinding) -> bool:
 Calculator = Callable[[Sequence[Cluster], ResourceBinding], list[TargetCluster]]
 
 
+def _int32(number: int) -> int:
+    """Go int32 arithmetic wraps around."""
+    return (number + 2**31) % 2**32 - 2**31
+
+
 def _sum(targets: Sequence[TargetCluster]) -> int:
-    return sum(t.replicas for t in targets)
+    """Upstream ``util.GetSumOfReplicas``: an int32 sum, which wraps (a non-workload's MaxInt32 capacity
+    plus replicas it holds goes negative)."""
+    return _int32(sum(t.replicas for t in targets))
 
 
 def _by_replicas_desc(targets: Sequence[TargetCluster]) -> list[TargetCluster]:
@@ -359,7 +366,8 @@ class AssignState:
     placement: Placement
     strategy: Strategy
     mode: AssignmentMode
-    calculator: Calculator
+    #: Each candidate's available replicas for the whole binding (``ClusterDetailInfo.AllocatableReplicas``).
+    allocatable: Mapping[str, int]
     scheduled: list[TargetCluster] = field(default_factory=list)
     assigned: int = 0
     available: list[TargetCluster] = field(default_factory=list)
@@ -407,7 +415,7 @@ def _merge_target_clusters(old: Sequence[TargetCluster], new: Sequence[TargetClu
     merged = []
     for t in new:
         if t.name in remaining:
-            merged.append(TargetCluster(t.name, t.replicas + remaining.pop(t.name)))
+            merged.append(TargetCluster(t.name, _int32(t.replicas + remaining.pop(t.name))))
         else:
             merged.append(t)
     merged.extend(TargetCluster(name, replicas) for name, replicas in sorted(remaining.items()))
@@ -444,7 +452,7 @@ def _scale_down(state: AssignState) -> list[TargetCluster]:
 
 def _allocatable(state: AssignState) -> list[TargetCluster]:
     """Each candidate's available replicas, without the replicas it already holds (``AllocatableReplicas``)."""
-    return state.calculator(state.candidates, state.binding)
+    return [TargetCluster(c.name, state.allocatable[c.name]) for c in state.candidates]
 
 
 def _scale_up(state: AssignState) -> list[TargetCluster]:
@@ -461,9 +469,9 @@ def _fresh(state: AssignState) -> list[TargetCluster]:
     available = _allocatable(state)
     held: dict[str, int] = {}
     for t in state.scheduled:
-        held[t.name] = held.get(t.name, 0) + t.replicas
+        held[t.name] = _int32(held.get(t.name, 0) + t.replicas)
     # A cluster's own replicas come back to its capacity before everything is divided again.
-    available = [TargetCluster(t.name, t.replicas + held.get(t.name, 0)) for t in available]
+    available = [TargetCluster(t.name, _int32(t.replicas + held.get(t.name, 0))) for t in available]
     state.set_available(_by_replicas_desc(available))
     state.scheduled = []
     return _divide(state)
@@ -487,7 +495,7 @@ _PHASE_WRAP: Final = {"fresh scale": "failed to do fresh scale", "scale down": "
 
 
 def _assign_to_clusters(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
-                        calculator: Calculator) -> list[TargetCluster]:
+                        allocatable: Mapping[str, int]) -> list[TargetCluster]:
     """Upstream ``assignReplicasToClusters``: one strategy over ``candidates``, zero-replica clusters removed."""
     strategy = strategy_of(placement)
     if strategy is None:
@@ -497,7 +505,7 @@ def _assign_to_clusters(candidates: Sequence[Cluster], binding: ResourceBinding,
                           f"{placement.scheduling_type}, replicaDivisionPreference: {preference}, "
                           "please try another scheduling strategy")
     mode = AssignmentMode.FRESH if reschedule_required(binding) else AssignmentMode.STEADY
-    state = AssignState(list(candidates), binding, placement, strategy, mode, calculator)
+    state = AssignState(list(candidates), binding, placement, strategy, mode, allocatable)
     if strategy == Strategy.DUPLICATED:
         result = [TargetCluster(c.name, binding.replicas) for c in candidates]
     elif strategy == Strategy.STATIC_WEIGHT:
@@ -514,7 +522,7 @@ def _assign_to_clusters(candidates: Sequence[Cluster], binding: ResourceBinding,
 
 
 def _assign_tiered(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
-                   calculator: Calculator, tiers: Mapping[str, int]) -> list[TargetCluster]:
+                   allocatable: Mapping[str, int], tiers: Mapping[str, int]) -> list[TargetCluster]:
     """Upstream ``assignWorkloadReplicas`` with overflow: fill the tiers in order, every schedule.
 
     Each tier gets ``min(replicas still to place, the tier's available replicas including what its
@@ -522,16 +530,16 @@ def _assign_tiered(candidates: Sequence[Cluster], binding: ResourceBinding, plac
     """
     by_tier: dict[int, list[Cluster]] = {}
     capacity: dict[int, int] = {}
-    allocatable = calculator(candidates, binding)
-    for cluster, free in zip(candidates, allocatable, strict=True):
+    for cluster in candidates:
         tier = tiers.get(cluster.name, OUTSIDE_TIERS)
         by_tier.setdefault(tier, []).append(cluster)
-        capacity[tier] = capacity.get(tier, 0) + free.replicas + binding.assigned_replicas_for(cluster.name)
+        capacity[tier] = capacity.get(tier, 0) + allocatable[cluster.name] + binding.assigned_replicas_for(cluster.name)
     remaining = binding.replicas
     result: list[TargetCluster] = []
     for tier in sorted(by_tier):
         share = min(remaining, capacity[tier])
-        result.extend(_assign_to_clusters(by_tier[tier], replace(binding, replicas=share), placement, calculator))
+        # The tier's clusters keep the capacity estimated for the whole binding.
+        result.extend(_assign_to_clusters(by_tier[tier], replace(binding, replicas=share), placement, allocatable))
         remaining -= share
         if remaining <= 0:
             break
@@ -557,6 +565,7 @@ def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, pla
     if not binding.is_workload:
         # Not a workload (no replicas and no replicaRequirements): every selected cluster, without replicas.
         return [TargetCluster(c.name, 0) for c in candidates]
+    allocatable = {t.name: t.replicas for t in calculator(candidates, binding)}
     if tiers:
-        return _assign_tiered(candidates, binding, placement, calculator, tiers)
-    return _assign_to_clusters(candidates, binding, placement, calculator)
+        return _assign_tiered(candidates, binding, placement, allocatable, tiers)
+    return _assign_to_clusters(candidates, binding, placement, allocatable)

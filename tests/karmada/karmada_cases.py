@@ -54,7 +54,7 @@ def _quantity_cpu(rng: random.Random, low: int, high: int) -> str:
 def _summary(rng: random.Random) -> dict[str, Any] | None:
     if rng.random() < 0.05:
         return None
-    pods = rng.choice((0, 5, 20, 50, 110, 500))
+    pods = rng.choice((0, 5, 20, 50, 110, 500, 10000))
     allocatable: dict[str, str] = {"cpu": str(rng.randint(0, 64)), "memory": f"{rng.randint(0, 256)}Gi"}
     if rng.random() < 0.93:
         allocatable["pods"] = str(pods)
@@ -138,7 +138,10 @@ def _affinity(rng: random.Random, names: list[str], *, nonempty: bool = False) -
         return {"labelSelector": {"matchExpressions": [
             {"key": "env", "operator": rng.choice(("In", "NotIn")), "values": rng.sample(_ENVS, 2)}]}}
     if kind == "names":
-        return {"clusterNames": sorted(rng.sample(names, rng.randint(1, len(names))))}
+        body: dict[str, Any] = {"clusterNames": sorted(rng.sample(names, rng.randint(1, len(names))))}
+        if rng.random() < 0.3:
+            body["labelSelector"] = {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}
+        return body
     if kind == "exclude":
         return {"exclude": sorted(rng.sample(names, rng.randint(1, max(1, len(names) // 2))))}
     if kind == "fields":
@@ -201,15 +204,23 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
         low = rng.randint(0, 2)
         constraint: dict[str, Any] = {"spreadByField": "cluster", "minGroups": low}
         if rng.random() < 0.8:
-            constraint["maxGroups"] = rng.randint(max(low, 1), count)
+            constraint["maxGroups"] = rng.randint(max(low, 1), max(low, 1, count))
         if rng.random() < 0.2:
             constraint.pop("spreadByField")
         return [constraint]
+    if category == "spread_cluster" and rng.random() < 0.3:
+        # zone / provider constraints filter and group, but select by cluster; a label one alone selects nothing
+        other = rng.choice(({"spreadByField": "zone", "minGroups": rng.randint(1, 2)},
+                            {"spreadByField": "provider", "minGroups": 1, "maxGroups": 2},
+                            {"spreadByLabel": "tier", "minGroups": 1}))
+        if "spreadByLabel" in other:
+            return [other]
+        return [other, {"spreadByField": "cluster", "minGroups": rng.randint(1, 2), "maxGroups": rng.randint(2, 4)}]
     if category == "spread_region":
         rmin = rng.randint(1, 2)
         region: dict[str, Any] = {"spreadByField": "region", "minGroups": rmin, "maxGroups": rng.randint(rmin, 3)}
         cmin = rng.randint(1, 3)
-        cluster = {"spreadByField": "cluster", "minGroups": cmin, "maxGroups": rng.randint(cmin, count + 1)}
+        cluster = {"spreadByField": "cluster", "minGroups": cmin, "maxGroups": rng.randint(cmin, max(cmin, count + 1))}
         return [region, cluster] if rng.random() < 0.5 else [cluster, region]
     return None
 
@@ -227,7 +238,8 @@ def generate(seed: int) -> dict[str, Any]:
     """One case; the same seed always gives the same case."""
     rng = random.Random(seed)
     category = CATEGORIES[seed % len(CATEGORIES)]
-    count = rng.randint(2, 8)
+    # At most 12 clusters: Go's sorts are insertion sorts (stable) up to 12 elements, see the README.
+    count = rng.randint(1, 12) if rng.random() < 0.3 else rng.randint(2, 8)
     names = [f"member{i}" for i in range(1, count + 1)]
     rng.shuffle(names)
     clusters = [_cluster(rng, name, category) for name in names]
@@ -254,7 +266,8 @@ def generate(seed: int) -> dict[str, Any]:
     if scheduling is not None:
         placement["replicaScheduling"] = scheduling
 
-    replicas = rng.choice((1, 2, 3, 5, 7, 10, 13, 20, 31))
+    replicas = rng.choice((1, 2, 3, 5, 7, 10, 13, 20, 31, 64, 100, 1000, 5000) if rng.random() < 0.2
+                          else (1, 2, 3, 5, 7, 10, 13, 20, 31))
     if category in ("zero_replicas", "non_workload"):
         replicas = 0
     resource = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web",
