@@ -4,6 +4,8 @@
     python tests/karmada/run_many.py --count 2000 --seed 0 --interfaces library,cli,http --every 10
     python tests/karmada/run_many.py --seed 123 --count 1 -v     # every difference of one seed
     python tests/karmada/run_many.py --seed 123 --dump           # the case as JSON (the oracle's input)
+    python tests/karmada/run_many.py --place config/multicluster/{clusters,binding,policy}.yaml
+                                                 # Karmada's and our answer for files (e.g. the examples)
 
 Exit status: 0 when everything agrees, 1 otherwise, 2 when the oracle cannot be built.
 """
@@ -16,12 +18,44 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository root: the extender package
 
+import yaml
 from karmada_cases import generate
-from karmada_harness import OracleUnavailable, oracle_path, run_cases
+from karmada_harness import OracleUnavailable, compare, normalize, oracle_path, ours_library, run_cases, run_oracle
+
+
+def _documents(path: str) -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    for doc in yaml.safe_load_all(Path(path).read_text()):
+        if isinstance(doc, dict) and isinstance(doc.get("items"), list):
+            docs.extend(doc["items"])
+        elif isinstance(doc, dict):
+            docs.append(doc)
+    return docs
+
+
+def place(clusters: str, binding: str, policy: str) -> int:
+    """Karmada's answer and ours for a case given as files."""
+    pol = _documents(policy)[0]
+    case = {"category": "files", "clusters": _documents(clusters), "binding": _documents(binding)[0],
+            "placement": pol["spec"]["placement"] if "spec" in pol else pol}
+    try:
+        binary = oracle_path()
+    except OracleUnavailable as err:
+        print(f"run_many: oracle unavailable: {err}", file=sys.stderr)
+        return 2
+    karmada = run_oracle(binary, [case])[0]
+    ours = ours_library(case)
+    print("karmada:", json.dumps(normalize(karmada)))
+    print("ours:   ", json.dumps(normalize(ours)))
+    outcome = compare(0, "files", "library", karmada, ours)
+    for d in outcome.diffs:
+        print(f"  {d}")
+    return 0 if outcome.agree else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every difference")
     ap.add_argument("--max-seeds", type=int, default=50, help="failing seeds to list (default 50)")
     ap.add_argument("--dump", action="store_true", help="print the case of --seed as JSON and exit")
+    ap.add_argument("--place", nargs=3, metavar=("CLUSTERS", "BINDING", "POLICY"),
+                    help="YAML/JSON files: print Karmada's answer and ours, and exit (0 when they agree)")
     args = ap.parse_args(argv)
+    if args.place:
+        return place(*args.place)
     if args.dump:
         json.dump(generate(args.seed), sys.stdout, indent=1)
         sys.stdout.write("\n")

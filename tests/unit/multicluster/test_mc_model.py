@@ -32,11 +32,11 @@ def test_spread_constraint_defaults() -> None:
     assert (pl.spread_constraints[0].spread_by_field, pl.spread_constraints[0].min_groups) == ("cluster", 1)
 
 
-def test_default_not_ready_and_unreachable_tolerations() -> None:
+def test_no_default_tolerations() -> None:
+    # karmada-webhook stopped adding not-ready/unreachable NoExecute tolerations in v1.15.
     pl = parse_placement({"clusterTolerations": [{"key": "x", "operator": "Exists"}]})
-    keys = [(t.key, t.effect, t.toleration_seconds) for t in pl.tolerations]
-    assert keys == [("x", "", None), ("cluster.karmada.io/not-ready", "NoExecute", 300),
-                    ("cluster.karmada.io/unreachable", "NoExecute", 300)]
+    assert [(t.key, t.effect, t.toleration_seconds) for t in pl.tolerations] == [("x", "", None)]
+    assert parse_placement({}).tolerations == ()
 
 
 BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
@@ -60,9 +60,18 @@ BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
      "clusterAffinities can not co-exist with clusterAffinity"),
     ({"clusterAffinities": [{"affinityName": "a"}, {"affinityName": "a"}]},
      "each affinity term in a policy must have a unique name"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "b"}]}],
+      "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}},
+     "placement.clusterAffinities[0].overflowAffinities: overflowAffinities can only be used together with dynamic "
+     "weight or aggregated scheduling"),
     ({"clusterAffinities": [{"affinityName": "a", "overflowAffinities": [{"affinityName": "b"}]}],
       "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
-     "overflowAffinities can only be used with the Divided replica scheduling type and a dynamicWeight"),
+     "overflowAffinities can only be used together with the inline ClusterAffinity"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "a"}]}],
+      "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
+     "overflowAffinities[0].affinityName: overflow affinity name must be unique"),
     ({"replicaScheduling": {"replicaSchedulingType": "Spread"}},
      "placement.replicaScheduling.replicaSchedulingType: unsupported value 'Spread'"),
     ({"replicaScheduling": {"weightPreference": {"dynamicWeight": "Pods"}}},
