@@ -12,24 +12,31 @@ Upstream (karmada-io/karmada):
   of every dispenser keeps "fewer seats first" but orders names ascending or descending by the parity of
   the FNV-32a hash of the workload's UID (odd -> descending, empty UID -> ascending), so ties do not
   always favour the same clusters across workloads yet one workload always gets the same answer;
-* ``pkg/scheduler/core/assignment.go``, ``division_algorithm.go``, ``common.go``, ``util.go``:
-  Duplicated gives every candidate ``spec.replicas``; static weights divide ``spec.replicas`` afresh
-  (weight = the maximum over matching rules, every candidate 1 when nothing matches, unmatched clusters
-  get nothing); dynamic weights and Aggregated use available replicas as weights.  In ``Steady`` mode a
-  scale-up divides only the missing replicas on top of the current clusters (``spec.clusters`` kept where
-  the cluster is still a candidate), a scale-down re-divides ``spec.replicas`` by the current replicas; a
-  ``rescheduleTriggeredAt`` newer than ``lastScheduledTime`` switches to ``Fresh`` mode, which divides
-  everything again with each cluster's current replicas added back to its capacity.  Aggregated puts the
-  clusters already used first, then keeps the shortest prefix of the capacity-sorted list that covers the
-  target.  Clusters left with 0 replicas are dropped (``removeZeroReplicasCluster``).
+* ``pkg/scheduler/core/assignment.go``, ``division_algorithm.go``, ``common.go``, ``util.go`` (v1.18.2):
+  only workloads are assigned replicas (``replicas > 0`` or ``replicaRequirements`` set; a workload with
+  0 replicas ends up nowhere), anything else goes to every candidate with 0.  Duplicated gives every
+  candidate ``spec.replicas``; static weights divide ``spec.replicas`` afresh (weight = the maximum over
+  matching rules, every candidate 1 when nothing matches, unmatched clusters get nothing); dynamic
+  weights and Aggregated use available replicas as weights.  In ``Steady`` mode the current result is
+  ``spec.clusters`` restricted to the candidates.  A scale-up divides only the replicas still to place,
+  by each candidate's free replicas and from nothing, then adds the current result onto it
+  (``util.MergeTargetClusters``); a scale-down divides ``spec.replicas`` by the current replicas of the
+  clusters that are still candidates; a ``rescheduleTriggeredAt`` newer than ``lastScheduledTime``
+  switches to ``Fresh`` mode, which divides everything again with each cluster's current replicas added
+  back to its capacity.  Aggregated puts the clusters already used first, then keeps the shortest prefix
+  of the capacity-sorted list that covers the target.  Clusters left with 0 replicas are dropped
+  (``removeZeroReplicasCluster``).  Sums are int32 and wrap as Go's do.
+* overflow (``clusterAffinities[].overflowAffinities``, ``assignWorkloadReplicas``): the candidates are
+  grouped by tier (0 = the term's own affinity, then each overflow affinity in order); on every schedule
+  the tiers are filled in order, each with ``min(replicas still to place, its clusters' free replicas
+  plus what they hold)`` divided by the normal steady or fresh assignment over that tier alone; replicas
+  left over after the last tier are unschedulable.
 
 Before commit 49dab6358 (September 2025, v1.16) upstream divided by ``floor(w*n/sum)`` and handed the
 remainder out by weight, last replicas, then *randomly*; that method is not implemented.
 
-Overflow affinity tiers (v1.18, ``clusterAffinities[].overflowAffinities``) follow the design in
-``docs/proposals/scheduling/overflow-cluster-affinities``: tiers are filled in order (each as full as its
-capacity allows, the last one divided by dynamic weight) and emptied in reverse order on scale-down.
-The v1.18 Go sources were not available to compare against, so this part follows the proposal only.
+Everything here is checked against Karmada v1.18.2's own code by the differential oracle in
+``tests/karmada``.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ Upstream: ``pkg/scheduler/framework/plugins/`` of karmada-io/karmada, one plugin
   ``placement.clusterTolerations``; a cluster already in ``spec.clusters`` passes (the taint manager,
   not the scheduler, evicts from it);
 * ``clusteraffinity``: ``placement.clusterAffinity``, or the ``clusterAffinities`` term being tried
-  (``status.schedulerObservingAffinityName``); with ``overflowAffinities`` (v1.18) a cluster passes
-  when it matches the primary group or any overflow tier;
+  (``status.schedulerObservingAffinityName``); with ``overflowAffinities`` (v1.18) a workload's cluster
+  passes when it matches the primary group or any overflow tier (a non-workload's only the primary);
 * ``spreadconstraint``: a cluster lacks the provider, region or zones spread on;
 * ``clustereviction``: the cluster is the source of a ``gracefulEvictionTasks`` entry.
 
@@ -18,9 +18,11 @@ Upstream: ``pkg/scheduler/framework/plugins/`` of karmada-io/karmada, one plugin
 selector, the field selector (``zone`` against ``spec.zones``: In needs one zone listed, NotIn none of
 them; ``provider``/``region`` as a node-selector requirement on those fields), then ``clusterNames``.
 
-Upstream runs the filter plugins in its registry's (map) order and stops at the first rejection; here
-every plugin runs, in the order of :data:`FILTER_PLUGINS`, so a cluster reports all its reasons, and the
-first one stands for the cluster in the "0/N clusters are available" summary.
+Upstream runs the filter plugins in its registry's (map) order and stops at the first rejection, so a
+cluster failing two filters is counted under either reason from one run to the next; here every plugin
+runs, in the order of :data:`FILTER_PLUGINS` (the declaration order of ``NewInTreeRegistry``), so a
+cluster reports all its reasons, and the first one stands for the cluster in the "0/N clusters are
+available" summary (the oracle in ``tests/karmada`` fixes upstream's order to the same one).
 """
 
 from __future__ import annotations
