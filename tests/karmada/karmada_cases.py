@@ -99,6 +99,8 @@ def _cluster(rng: random.Random, name: str, category: str) -> dict[str, Any]:
         spec["provider"] = rng.choice(_PROVIDERS)
     if rng.random() < 0.6:
         spec["zones"] = sorted(rng.sample(("z1", "z2", "z3"), rng.randint(1, 2)))
+    if rng.random() < 0.2:
+        spec["zone"] = rng.choice(("z1", "z2", "z3"))
     taint_chance = 0.6 if category == "taints" else 0.15
     if rng.random() < taint_chance:
         spec["taints"] = [rng.choice((
@@ -216,7 +218,7 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
         if "spreadByLabel" in other:
             return [other]
         return [other, {"spreadByField": "cluster", "minGroups": rng.randint(1, 2), "maxGroups": rng.randint(2, 4)}]
-    if category == "spread_region":
+    if category == "spread_region" or rng.random() < 0.05:
         rmin = rng.randint(1, 2)
         region: dict[str, Any] = {"spreadByField": "region", "minGroups": rmin, "maxGroups": rng.randint(rmin, 3)}
         cmin = rng.randint(1, 3)
@@ -226,7 +228,8 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
 
 
 def _previous(rng: random.Random, names: list[str], total: int) -> list[dict[str, Any]]:
-    chosen = rng.sample(names, rng.randint(1, min(len(names), 4)))
+    pool = [*names, "member-gone"] if rng.random() < 0.15 else names
+    chosen = rng.sample(pool, rng.randint(1, min(len(pool), 4)))
     if total <= 0:
         return [{"name": n, "replicas": 0} for n in chosen]
     cuts = sorted(rng.randint(0, total) for _ in range(len(chosen) - 1))
@@ -296,7 +299,7 @@ def generate(seed: int) -> dict[str, Any]:
     if category == "fresh_reschedule" or (steady and rng.random() < 0.1):
         spec["rescheduleTriggeredAt"] = _TIME_NEW
         status.setdefault("lastScheduledTime", _TIME_OLD)
-    if category == "failover" and spec.get("clusters"):
+    if spec.get("clusters") and (category == "failover" or rng.random() < 0.05):
         victim = rng.choice(spec["clusters"])["name"]
         spec["gracefulEvictionTasks"] = [{"fromCluster": victim, "reason": "TaintUntolerated",
                                           "producer": "TaintManager", "replicas": rng.randint(0, 3)}]
