@@ -48,6 +48,7 @@ from enum import StrEnum
 from typing import Final
 
 from extender.multicluster.filters import cluster_matches
+from extender.multicluster.gosort import go_sort
 from extender.multicluster.model import (
     AGGREGATED,
     DIVIDED,
@@ -356,12 +357,10 @@ def _sum(targets: Sequence[TargetCluster]) -> int:
 
 
 def _by_replicas_desc(targets: Sequence[TargetCluster]) -> list[TargetCluster]:
-    """``sort.Sort(TargetClustersList)``: replicas descending.
-
-    Go's sort is stable for up to 12 elements (insertion sort), which covers ordinary fleets; beyond
-    that equal capacities may come out in another order than Go's pdqsort would give.
-    """
-    return sorted(targets, key=lambda t: -t.replicas)
+    """``sort.Sort(TargetClustersList)``: replicas descending, equal ones where Go's (unstable) sort leaves them."""
+    ordered = list(targets)
+    go_sort(ordered, lambda a, b: a.replicas > b.replicas)
+    return ordered
 
 
 @dataclass(slots=True)

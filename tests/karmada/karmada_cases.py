@@ -241,8 +241,9 @@ def generate(seed: int) -> dict[str, Any]:
     """One case; the same seed always gives the same case."""
     rng = random.Random(seed)
     category = CATEGORIES[seed % len(CATEGORIES)]
-    # At most 12 clusters: Go's sorts are insertion sorts (stable) up to 12 elements, see the README.
-    count = rng.randint(1, 12) if rng.random() < 0.3 else rng.randint(2, 8)
+    # Beyond 12 clusters Go's sort.Sort leaves equal capacities in pdqsort's order, not a stable one.
+    roll = rng.random()
+    count = rng.randint(13, 24) if roll < 0.1 else rng.randint(1, 12) if roll < 0.4 else rng.randint(2, 8)
     names = [f"member{i}" for i in range(1, count + 1)]
     rng.shuffle(names)
     clusters = [_cluster(rng, name, category) for name in names]
