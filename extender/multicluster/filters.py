@@ -100,7 +100,7 @@ def _match_fields(reqs: Sequence[FieldRequirement], cluster: Cluster) -> bool:
 
 def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
     """Upstream ``util.ClusterMatches``: does ``cluster`` satisfy every part of ``affinity``."""
-    if cluster.name in affinity.exclude:
+    if cluster.name in affinity.exclude or affinity.matches_nothing:
         return False
     if affinity.label_selector is not None and not affinity.label_selector.matches(cluster.labels):
         return False

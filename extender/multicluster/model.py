@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from extender.kube.quantity import QuantityError, decode_quantity
-from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector
+from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector, label_key_errors
 from extender.kube.taints import Taint, TaintError, Toleration, parse_taints, parse_tolerations
 
 __all__ = [
@@ -164,15 +164,6 @@ def _time(obj: object, path: str) -> datetime | None:
     except ValueError as err:
         raise ModelError(f"{path}: {text!r} is not an RFC 3339 time") from err
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-def _selector(obj: object, path: str) -> LabelSelector | None:
-    if obj is None:
-        return None
-    try:
-        return compile_label_selector(_map(obj, path), path=path)
-    except SelectorError as err:
-        raise ModelError(str(err)) from err
 
 
 # --------------------------------------------------------------------------- Cluster
@@ -333,6 +324,8 @@ class ClusterAffinity:
     field_selector: tuple[FieldRequirement, ...] | None = None
     cluster_names: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: A label selector that does not compile: upstream's ClusterMatches matches no cluster.
+    matches_nothing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +394,9 @@ class Placement:
         return None
 
 
-def _affinity(obj: object, path: str) -> ClusterAffinity:
+def _affinity(obj: object, path: str, *, validate: bool = True) -> ClusterAffinity:
+    """A ``ClusterAffinity``; ``validate`` applies the webhook's ``ValidateClusterAffinity`` (upstream
+    checks the placement's affinities and affinity terms, not the targets of static weights)."""
     raw = _map(obj, path)
     field_selector: tuple[FieldRequirement, ...] | None = None
     if raw.get("fieldSelector") is not None:
@@ -413,21 +408,43 @@ def _affinity(obj: object, path: str) -> ClusterAffinity:
             body = _map(expr, epath)
             key = _str(body.get("key"), f"{epath}.key")
             operator = _str(body.get("operator"), f"{epath}.operator")
-            # karmada-webhook's ValidatePolicyFieldSelector, with its messages.
-            if key not in (PROVIDER_FIELD, REGION_FIELD, ZONE_FIELD):
-                raise ModelError(f"{epath}.key: unsupported key {key!r}, must be provider, region, or zone")
-            if operator not in ("In", "NotIn"):
-                raise ModelError(f"{epath}.operator: unsupported operator {operator!r}, must be In or NotIn")
+            # karmada-webhook's ValidatePolicyFieldSelector, with its messages (Go's %q quoting).
+            if validate and key not in (PROVIDER_FIELD, REGION_FIELD, ZONE_FIELD):
+                raise ModelError(f"{fpath}: unsupported key {_go_quote(key)}, must be provider, region, or zone")
+            if validate and operator not in ("In", "NotIn"):
+                raise ModelError(f"{fpath}: unsupported operator {_go_quote(operator)}, must be In or NotIn")
             reqs.append(FieldRequirement(key, operator, _str_list(body.get("values"), f"{epath}.values")))
         field_selector = tuple(reqs)
     if raw.get("excludeClusters") is not None and raw.get("exclude") is None:
         raise ModelError(f"{path}.excludeClusters: unknown field; the JSON key of excluded clusters is 'exclude'")
+    label_selector: LabelSelector | None = None
+    never = False
+    if raw.get("labelSelector") is not None:
+        try:
+            label_selector = compile_label_selector(_map(raw.get("labelSelector"), f"{path}.labelSelector"),
+                                                    path=f"{path}.labelSelector")
+        except SelectorError:
+            # Upstream validates no label selector; ClusterMatches treats one it cannot compile as
+            # matching no cluster.
+            never = True
     return ClusterAffinity(
-        label_selector=_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
+        label_selector=label_selector,
         field_selector=field_selector,
         cluster_names=_str_list(raw.get("clusterNames"), f"{path}.clusterNames"),
         exclude=_str_list(raw.get("exclude"), f"{path}.exclude"),
+        matches_nothing=never,
     )
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``%q`` for the plain strings of error messages."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _label_key(name: str, path: str) -> None:
+    """``content.IsLabelKey``: an affinity name must be a qualified name (the first complaint is raised)."""
+    for message in label_key_errors(name):
+        raise ModelError(f"{path}: {message}")
 
 
 def _spread_constraints(obj: object, path: str) -> tuple[SpreadConstraint, ...]:
@@ -498,7 +515,8 @@ def _replica_scheduling(obj: object, path: str) -> ReplicaScheduling | None:
             ipath = f"{wpath}.staticWeightList[{i}]"
             body = _map(item, ipath)
             weight = _int(body.get("weight"), f"{ipath}.weight", low=1, high=INT64_MAX)
-            weights.append(StaticClusterWeight(_affinity(body.get("targetCluster"), f"{ipath}.targetCluster"), weight))
+            target = _affinity(body.get("targetCluster"), f"{ipath}.targetCluster", validate=False)
+            weights.append(StaticClusterWeight(target, weight))
         dynamic = _str(pref.get("dynamicWeight"), f"{wpath}.dynamicWeight")
         if dynamic and dynamic != DYNAMIC_WEIGHT_AVAILABLE_REPLICAS:
             raise ModelError(f"{wpath}.dynamicWeight: unsupported value {dynamic!r}, "
@@ -518,8 +536,7 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
         tpath = f"{path}.clusterAffinities[{i}]"
         body = _map(raw_term, tpath)
         name = _str(body.get("affinityName"), f"{tpath}.affinityName")
-        if not name:
-            raise ModelError(f"{tpath}.affinityName: required value")
+        _label_key(name, tpath)
         if name in names:
             raise ModelError(f"{path}.clusterAffinities: each affinity term in a policy must have a unique name")
         names.add(name)
@@ -528,16 +545,19 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
             opath = f"{tpath}.overflowAffinities[{j}]"
             over = _map(raw_over, opath)
             oname = _str(over.get("affinityName"), f"{opath}.affinityName")
-            if not oname:
-                raise ModelError(f"{opath}.affinityName: required value")
+            _label_key(oname, f"{opath}.affinityName")
             overflow.append((oname, _affinity(over, opath)))
         terms.append(ClusterAffinityTerm(name, _affinity(body, tpath), tuple(overflow)))
-    if affinity is not None and terms:
-        raise ModelError(f"{path}: clusterAffinities can not co-exist with clusterAffinity")
+    if affinity is not None and raw.get("clusterAffinities") is not None:
+        raise ModelError(f"{path}: clusterAffinities cannot co-exist with clusterAffinity")
     try:
         tolerations = parse_tolerations(raw.get("clusterTolerations"), path=f"{path}.clusterTolerations")
     except TaintError as err:
         raise ModelError(str(err)) from err
+    for i, toleration in enumerate(tolerations):
+        if toleration.operator in ("Lt", "Gt"):  # validateClusterTolerations
+            raise ModelError(f'{path}.clusterTolerations[{i}].operator: Unsupported value: "{toleration.operator}": '
+                             'supported values: "", "Exists", "Equal"')
     scheduling = _replica_scheduling(raw.get("replicaScheduling"), f"{path}.replicaScheduling")
     # ValidatePlacement / ValidateOverflowAffinities (pkg/util/validation/validation.go), with its messages.
     overflow_allowed = scheduling is not None and scheduling.scheduling_type == DIVIDED and (

@@ -1,13 +1,14 @@
 // Command karmada-oracle runs Karmada v1.18.2's own scheduling on one case read as JSON from stdin
 // and prints the answer as JSON on stdout.
 //
-// Input:  {"clusters": [Cluster...], "placement": Placement (optional), "binding": ResourceBinding}
-// Output: {"clusters": [{"name","replicas"}], "error": "...", "affinityName": "...",
-//          "filtered": {cluster: [reason...]}}
+// Input, one JSON object per line: {"clusters": [Cluster...], "placement": Placement (optional),
+// "binding": ResourceBinding}. Output, one line per case: {"clusters": [{"name","replicas"}],
+// "error": "...", "affinityName": "...", "filtered": {cluster: [reason...]}, "invalid": [...]}.
 //
 // What runs is Karmada's code: core.NewGenericScheduler over a cache.NewCache snapshot, the in-tree
 // filter and score plugins, SelectClusters with spread constraints, AssignReplicas with the general
-// estimator (registered by pkg/estimator/client's init), and helper's webhook defaults. The glue
+// estimator (registered by pkg/estimator/client's init), helper's webhook defaults and the webhook's
+// placement validation (pkg/util/validation). The glue
 // written here, and why, is listed in ../README.md ("Glue").
 package main
 
@@ -35,7 +36,9 @@ import (
 	"github.com/karmada-io/karmada/pkg/scheduler/framework/plugins/tainttoleration"
 	"github.com/karmada-io/karmada/pkg/scheduler/framework/runtime"
 	"github.com/karmada-io/karmada/pkg/util/helper"
+	"github.com/karmada-io/karmada/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -56,6 +59,15 @@ type output struct {
 	Error        string              `json:"error"`
 	AffinityName string              `json:"affinityName"`
 	Filtered     map[string][]string `json:"filtered"`
+	// Invalid lists karmada-webhook's validation errors; a placement with any is never scheduled.
+	Invalid []fieldError `json:"invalid,omitempty"`
+}
+
+type fieldError struct {
+	Field  string `json:"field"`
+	Type   string `json:"type"`
+	Detail string `json:"detail"`
+	Error  string `json:"error"`
 }
 
 // filterOrder is the declaration order of plugins.NewInTreeRegistry. Upstream's framework runs the
@@ -167,6 +179,15 @@ func run(in input) output {
 		return output{Error: "spec.placement: the binding has no placement and no policy was given"}
 	}
 	applyDefaults(rb.Spec.Placement)
+	// karmada-webhook validates after mutating; ValidatePropagationSpec checks the placement with this.
+	if errs := validation.ValidatePlacement(*rb.Spec.Placement, field.NewPath("placement")); len(errs) > 0 {
+		out := output{Filtered: map[string][]string{}}
+		for _, e := range errs {
+			out.Invalid = append(out.Invalid, fieldError{e.Field, string(e.Type), e.Detail, e.Error()})
+		}
+		out.Error = errs.ToAggregate().Error()
+		return out
+	}
 
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	schedCache := schedcache.NewCache(sortedLister{clusters: clusters}, indexer, 0)

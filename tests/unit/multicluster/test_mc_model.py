@@ -52,12 +52,19 @@ BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
      "multiple cluster spread constraints are not allowed"),
     ({"spreadConstraints": [{"spreadByField": "rack"}]}, "spreadByField: unsupported value 'rack'"),
     ({"clusterAffinity": {"fieldSelector": {"matchExpressions": [{"key": "name", "operator": "In", "values": ["a"]}]}}},
-     "unsupported key 'name', must be provider, region, or zone"),
+     'placement.clusterAffinity.fieldSelector: unsupported key "name", must be provider, region, or zone'),
     ({"clusterAffinity": {"fieldSelector": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}},
-     "unsupported operator 'Exists', must be In or NotIn"),
+     'unsupported operator "Exists", must be In or NotIn'),
     ({"clusterAffinity": {"excludeClusters": ["a"]}}, "the JSON key of excluded clusters is 'exclude'"),
     ({"clusterAffinity": {}, "clusterAffinities": [{"affinityName": "a"}]},
-     "clusterAffinities can not co-exist with clusterAffinity"),
+     "placement: clusterAffinities cannot co-exist with clusterAffinity"),
+    ({"clusterAffinities": [{"affinityName": ""}]}, "placement.clusterAffinities[0]: name part must be non-empty"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "not a key"}]}],
+      "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
+     "placement.clusterAffinities[0].overflowAffinities[0].affinityName: name part must consist of"),
+    ({"clusterTolerations": [{"key": "a", "operator": "Lt", "value": "3"}]},
+     'placement.clusterTolerations[0].operator: Unsupported value: "Lt": supported values: "", "Exists", "Equal"'),
     ({"clusterAffinities": [{"affinityName": "a"}, {"affinityName": "a"}]},
      "each affinity term in a policy must have a unique name"),
     ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
@@ -78,8 +85,6 @@ BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
      "placement.replicaScheduling.weightPreference.dynamicWeight: unsupported value 'Pods'"),
     ({"replicaScheduling": {"weightPreference": {"staticWeightList": [{"targetCluster": {}, "weight": 0}]}}},
      "placement.replicaScheduling.weightPreference.staticWeightList[0].weight: 0 is out of range"),
-    ({"clusterAffinity": {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}},
-     "placement.clusterAffinity.labelSelector.matchExpressions[0].operator"),
     ({"clusterTolerations": [{"key": "a", "operator": "Maybe"}]}, "placement.clusterTolerations[0].operator"),
     ({"clusterAffinity": {"clusterNames": "member1"}},
      "placement.clusterAffinity.clusterNames: expected a list, got str"),
@@ -91,6 +96,26 @@ def test_invalid_placements_name_the_field(raw: dict[str, Any], message: str) ->
     with pytest.raises(ModelError, match=None) as caught:
         parse_placement(raw)
     assert message in str(caught.value)
+
+
+def test_a_label_selector_that_does_not_compile_matches_no_cluster() -> None:
+    # The webhook does not validate label selectors; util.ClusterMatches returns false on one it cannot
+    # compile, so the policy is accepted and places nothing by it.
+    from extender.multicluster.filters import cluster_matches
+
+    near = {"matchExpressions": [{"key": "a", "operator": "Near"}]}
+    pl = parse_placement({"clusterAffinity": {"labelSelector": near}})
+    assert pl.cluster_affinity is not None and pl.cluster_affinity.matches_nothing
+    assert not cluster_matches(parse_cluster(cluster_obj("m1", labels={"a": "b"})), pl.cluster_affinity)
+
+
+def test_static_weight_targets_are_not_validated() -> None:
+    # ValidatePlacement checks the placement's affinities only; a static weight target with another
+    # field key is accepted and simply matches no cluster field.
+    pl = parse_placement({"replicaScheduling": {"replicaSchedulingType": "Divided", "weightPreference": {
+        "staticWeightList": [{"targetCluster": {"fieldSelector": {"matchExpressions": [
+            {"key": "name", "operator": "In", "values": ["m1"]}]}}, "weight": 2}]}}})
+    assert pl.replica_scheduling is not None and len(pl.replica_scheduling.static_weights) == 1
 
 
 def test_cluster_parsing() -> None:
