@@ -22,6 +22,7 @@ policy tolerates those taints only when it says so.  The webhook's validation
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from extender.kube.quantity import QuantityError, decode_quantity
-from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector, label_key_errors
+from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector
 from extender.kube.taints import Taint, TaintError, Toleration, parse_taints, parse_tolerations
 
 __all__ = [
@@ -441,9 +442,49 @@ def _go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_LABEL_KEY_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_RE: Final = re.compile(_LABEL_KEY_FMT)
+_LABEL_KEY_MSG: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                         f"validation is '{_LABEL_KEY_FMT}')")
+_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1123_SUBDOMAIN_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                 "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                                 f"'example.com', regex used for validation is '{_DNS1123_SUBDOMAIN_FMT}')")
+
+
+def _label_key_errors(key: str) -> list[str]:
+    """``content.IsLabelKey`` of the apimachinery Karmada v1.18.2 builds with (v0.35.3), its messages
+    included ("bytes", every complaint about the name part)."""
+    parts = key.split("/")
+    errors: list[str] = []
+    if len(parts) > 2:
+        return [f"a valid label key {_LABEL_KEY_MSG} with an optional DNS subdomain prefix and '/' "
+                "(e.g. 'example.com/MyName')"]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            if len(prefix.encode()) > 253:
+                errors.append("prefix part must be no more than 253 bytes")
+            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+                errors.append(f"prefix part {_DNS1123_SUBDOMAIN_MSG}")
+    name = parts[-1]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name.encode()) > 63:
+        errors.append("name part must be no more than 63 bytes")
+    if not _LABEL_KEY_RE.fullmatch(name):
+        errors.append(f"name part {_LABEL_KEY_MSG}")
+    return errors
+
+
 def _label_key(name: str, path: str) -> None:
-    """``content.IsLabelKey``: an affinity name must be a qualified name (the first complaint is raised)."""
-    for message in label_key_errors(name):
+    """Affinity names must be label keys (the webhook's check; the first complaint is raised)."""
+    for message in _label_key_errors(name):
         raise ModelError(f"{path}: {message}")
 
 

@@ -35,6 +35,7 @@ CATEGORIES: Final = (
     "overflow_aggregated",
     "taints",
     "non_workload",
+    "invalid",
 )
 
 _REGIONS: Final = ("r-east", "r-west", "r-north")
@@ -237,6 +238,72 @@ def _previous(rng: random.Random, names: list[str], total: int) -> list[dict[str
     return [{"name": n, "replicas": r} for n, r in zip(chosen, shares, strict=True)]
 
 
+def _invalidate(rng: random.Random, placement: dict[str, Any]) -> None:
+    """Break the placement the way karmada-webhook's ValidatePlacement rejects (one or two ways)."""
+    spread = placement.setdefault("spreadConstraints", [])
+    terms = placement.get("clusterAffinities")
+    for _ in range(rng.choice((1, 1, 2))):
+        kind = rng.randrange(14)
+        if kind == 0:
+            spread.append({"spreadByField": "cluster", "spreadByLabel": "tier"})
+        elif kind == 1:
+            spread.append({"spreadByField": "cluster", "minGroups": 3, "maxGroups": 2})
+        elif kind == 2:
+            spread.append({"spreadByField": "cluster", rng.choice(("minGroups", "maxGroups")): -1})
+        elif kind == 3:
+            placement["spreadConstraints"] = [{"spreadByField": rng.choice(("region", "zone", "provider"))}]
+        elif kind == 4:
+            spread.extend([{"spreadByField": "cluster"}, {"spreadByField": "cluster", "maxGroups": 2}])
+        elif kind == 5:
+            placement["clusterAffinity"] = {}
+            placement.setdefault("clusterAffinities", rng.choice(([], [{"affinityName": "t"}])))
+        elif kind == 6 and terms:
+            terms.append(dict(terms[0]))
+        elif kind == 7:
+            bad = rng.choice(("", "Bad Name", "a/b/c", "-x", "x" * 70, "Ex.com/a", "/a", "a/", "ok.io/x"))
+            placement["clusterAffinities"] = [{"affinityName": bad}]
+            placement.pop("clusterAffinity", None)
+        elif kind == 8:
+            placement.pop("clusterAffinity", None)
+            placement["clusterAffinities"] = [{"affinityName": "t", "clusterNames": ["member1"],
+                                               "overflowAffinities": [{"affinityName": "o"}]}]
+            placement["replicaScheduling"] = rng.choice((
+                {"replicaSchedulingType": "Duplicated"},
+                {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"},
+                {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                 "weightPreference": {"staticWeightList": [{"targetCluster": {"clusterNames": ["member1"]},
+                                                            "weight": 1}]}}))
+        elif kind == 9:
+            placement.pop("clusterAffinity", None)
+            name = rng.choice(("t", "o"))
+            placement["clusterAffinities"] = [{"affinityName": "t", **({} if name == "o" else {"clusterNames": ["m"]}),
+                                               "overflowAffinities": [{"affinityName": name}]}]
+            placement["replicaScheduling"] = {"replicaSchedulingType": "Divided",
+                                              "replicaDivisionPreference": "Aggregated"}
+        elif kind == 10:
+            expr = rng.choice(({"key": "name", "operator": "In", "values": ["a"]},
+                               {"key": "zone", "operator": "Exists"}, {"key": "region", "operator": "Gt",
+                                                                       "values": ["1"]}))
+            target = rng.choice(terms) if terms and rng.random() < 0.5 else None
+            if target is None:
+                placement.pop("clusterAffinities", None)
+                placement["clusterAffinity"] = {"fieldSelector": {"matchExpressions": [expr]}}
+            else:
+                target["fieldSelector"] = {"matchExpressions": [expr]}
+        elif kind == 11:
+            placement.setdefault("clusterTolerations", []).append(
+                {"key": "k", "operator": rng.choice(("Lt", "Gt")), "value": "5", "effect": "NoSchedule"})
+        elif kind == 12 and terms:
+            terms[-1]["overflowAffinities"] = [{"affinityName": "dup"}, {"affinityName": "dup"}]
+            placement["replicaScheduling"] = {"replicaSchedulingType": "Divided",
+                                              "replicaDivisionPreference": "Aggregated"}
+            terms[-1].setdefault("clusterNames", ["member1"])
+        else:
+            spread.append({"spreadByLabel": "tier", "spreadByField": "region", "minGroups": 2, "maxGroups": 1})
+    if not spread:
+        placement.pop("spreadConstraints")
+
+
 def generate(seed: int) -> dict[str, Any]:
     """One case; the same seed always gives the same case."""
     rng = random.Random(seed)
@@ -269,6 +336,18 @@ def generate(seed: int) -> dict[str, Any]:
         placement["spreadConstraints"] = spread
     if scheduling is not None:
         placement["replicaScheduling"] = scheduling
+    if rng.random() < 0.05:
+        # Valid, but no cluster matches: the webhook does not validate label selectors.
+        placement.setdefault("clusterAffinity", {})["labelSelector"] = {"matchExpressions": [
+            {"key": "env", "operator": rng.choice(("Near", "In")), "values": []}]}
+        placement.pop("clusterAffinities", None)
+    if rng.random() < 0.05 and scheduling is not None and "weightPreference" in scheduling:
+        # Static weight targets are not validated either: a key other than provider/region/zone.
+        scheduling["weightPreference"].setdefault("staticWeightList", []).append(
+            {"targetCluster": {"fieldSelector": {"matchExpressions": [
+                {"key": "name", "operator": rng.choice(("In", "NotIn")), "values": ["member1"]}]}}, "weight": 3})
+    if category == "invalid":
+        _invalidate(rng, placement)
 
     replicas = rng.choice((1, 2, 3, 5, 7, 10, 13, 20, 31, 64, 100, 1000, 5000) if rng.random() < 0.2
                           else (1, 2, 3, 5, 7, 10, 13, 20, 31))

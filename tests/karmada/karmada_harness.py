@@ -136,8 +136,27 @@ class Outcome:
     diffs: list[str] = field(default_factory=list)
 
 
+def _rejection_matches(problems: Sequence[dict[str, str]], message: str) -> bool:
+    """Our input error names one of the webhook's problems: its field (below ``placement``) and detail."""
+    for problem in problems:
+        where = problem["field"].removeprefix("placement")
+        if where in message and problem["detail"] in message:
+            return True
+    return False
+
+
 def compare(seed: int, category: str, interface: str, oracle: dict[str, Any], ours: dict[str, Any]) -> Outcome:
-    """Field-by-field comparison; ``diffs`` says what differs."""
+    """Field-by-field comparison; ``diffs`` says what differs.
+
+    A placement karmada-webhook rejects must be rejected by us as bad input naming one of its problems
+    (ours stops at the first; the field and the detail must both appear).
+    """
+    if oracle.get("invalid"):
+        error = ours.get("error", "")
+        if error.startswith("input:") and _rejection_matches(oracle["invalid"], error):
+            return Outcome(seed, category, interface, True)
+        return Outcome(seed, category, interface, False,
+                       [f"webhook rejects: {[p['error'] for p in oracle['invalid']]} vs ours {error!r}"])
     want, got = normalize(oracle), normalize(ours)
     diffs = [f"{key}: karmada {want[key]!r} vs ours {got[key]!r}" for key in want if want[key] != got[key]]
     if interface == "library" and oracle.get("affinityName", "") != ours.get("affinityName", ""):

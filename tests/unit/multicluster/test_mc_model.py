@@ -59,6 +59,10 @@ BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
     ({"clusterAffinity": {}, "clusterAffinities": [{"affinityName": "a"}]},
      "placement: clusterAffinities cannot co-exist with clusterAffinity"),
     ({"clusterAffinities": [{"affinityName": ""}]}, "placement.clusterAffinities[0]: name part must be non-empty"),
+    # Karmada v1.18.2 builds with apimachinery v0.35.3, whose content.IsLabelKey counts bytes.
+    ({"clusterAffinities": [{"affinityName": "x" * 64}]},
+     "placement.clusterAffinities[0]: name part must be no more than 63 bytes"),
+    ({"clusterAffinities": [{"affinityName": "/a"}]}, "placement.clusterAffinities[0]: prefix part must be non-empty"),
     ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
                              "overflowAffinities": [{"affinityName": "not a key"}]}],
       "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
