@@ -27,11 +27,10 @@ The result is truncated to int32 as upstream converts it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Final
 
 from extender.cluster.resource import is_scalar_resource_name
-from extender.kube.quantity import milli_value, value
+from extender.multicluster.goquantity import ZERO, GoQuantity, sub
 from extender.multicluster.model import INT32_MAX, Cluster, ResourceBinding, ResourceSummary, TargetCluster
 
 __all__ = ["UNAUTHENTIC_REPLICA", "cal_available_replicas", "max_available_replicas"]
@@ -59,58 +58,64 @@ def _go_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-def _allowed_pods(summary: ResourceSummary) -> int:
-    def pods(resources: Mapping[str, Fraction] | None) -> int:
-        return value(resources.get(_PODS, Fraction(0))) if resources is not None else 0
+def _wrap64(number: int) -> int:
+    """Go int64 arithmetic wraps around."""
+    return (number + 2**63) % 2**64 - 2**63
 
-    allowed = pods(summary.allocatable) - pods(summary.allocated) - pods(summary.allocating)
+
+def _allowed_pods(summary: ResourceSummary) -> int:
+    def pods(resources: Mapping[str, GoQuantity] | None) -> int:
+        return resources.get(_PODS, ZERO).value() if resources is not None else 0
+
+    allowed = _wrap64(pods(summary.allocatable) - pods(summary.allocated) - pods(summary.allocating))
     # Many pending pods can make "allocating" huge: never let it go negative.
     return max(allowed, 0)
 
 
-def _by_summary(summary: ResourceSummary, request: Mapping[str, Fraction]) -> int:
+def _by_summary(summary: ResourceSummary, request: Mapping[str, GoQuantity]) -> int:
     maximum = _INT64_MAX
     for name, quantity in request.items():
-        requested = value(quantity)
+        requested = quantity.value()
         if requested <= 0:
             continue
         if summary.allocatable is None or name not in summary.allocatable:
             return 0
+        # Quantity.Sub, then Value(): a Dec far below zero reads as a large positive amount in Go.
         available = summary.allocatable[name]
         if summary.allocated is not None and name in summary.allocated:
-            available -= summary.allocated[name]
+            available = sub(available, summary.allocated[name])
         if summary.allocating is not None and name in summary.allocating:
-            available -= summary.allocating[name]
-        available_units = value(available)
+            available = sub(available, summary.allocating[name])
+        available_units = available.value()
         if available_units <= 0:
             return 0
         if name == _CPU:
-            requested = milli_value(quantity)
-            available_units = milli_value(available)
+            requested = quantity.milli_value()
+            available_units = available.milli_value()
         maximum = min(maximum, _go_div(available_units, requested))
     return maximum
 
 
-def _vector(resources: Mapping[str, Fraction]) -> dict[str, int]:
+def _vector(resources: Mapping[str, GoQuantity]) -> dict[str, int]:
     """Upstream ``util.NewResource``: CPU in millicores, memory, storage, pods and scalar resources in
     units rounded up; any other name is not tracked."""
     out: dict[str, int] = {}
     for name, quantity in resources.items():
         if name == _CPU:
-            out[name] = out.get(name, 0) + milli_value(quantity)
+            out[name] = _wrap64(out.get(name, 0) + quantity.milli_value())
         elif name in (_MEMORY, _PODS, _EPHEMERAL_STORAGE) or is_scalar_resource_name(name):
-            out[name] = out.get(name, 0) + value(quantity)
+            out[name] = _wrap64(out.get(name, 0) + quantity.value())
     return out
 
 
-def _max_divided(node: Mapping[str, int], request: Mapping[str, Fraction]) -> int:
+def _max_divided(node: Mapping[str, int], request: Mapping[str, GoQuantity]) -> int:
     """Upstream ``Resource.MaxDivided``: how many requests fit the node, pods included (one per replica)."""
     fits = _INT64_MAX
     for name, quantity in request.items():
         if name == _CPU:
-            asked = milli_value(quantity)
+            asked = quantity.milli_value()
         elif name in (_MEMORY, _EPHEMERAL_STORAGE) or (name != _PODS and is_scalar_resource_name(name)):
-            asked = value(quantity)
+            asked = quantity.value()
         else:
             continue
         if asked > 0:
@@ -118,7 +123,7 @@ def _max_divided(node: Mapping[str, int], request: Mapping[str, Fraction]) -> in
     return min(fits, node.get(_PODS, 0))
 
 
-def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str, Fraction]) -> int | None:
+def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str, GoQuantity]) -> int | None:
     """Replicas by resource models (``getMaximumReplicasBasedOnResourceModels``), ``None`` without models.
 
     Every grade present in both ``spec.resourceModels`` and ``allocatableModelings`` becomes ``count``
@@ -130,7 +135,7 @@ def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str,
     capacity: dict[int, dict[str, int]] = {}
     for model in cluster.resource_models:
         template = {rng.name: rng.min for rng in model.ranges}
-        template[_PODS] = Fraction(_MAX_PODS_PER_NODE)
+        template[_PODS] = GoQuantity(False, _MAX_PODS_PER_NODE, 0)
         capacity[model.grade] = _vector(template)
     counts: dict[int, int] = {}
     for modeling in summary.allocatable_modelings:
@@ -143,7 +148,7 @@ def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str,
     return min(total, INT32_MAX)
 
 
-def max_available_replicas(cluster: Cluster, request: Mapping[str, Fraction] | None, *,
+def max_available_replicas(cluster: Cluster, request: Mapping[str, GoQuantity] | None, *,
                            has_requirements: bool = True, resource_modeling: bool = True) -> int:
     """The general estimator's answer for one cluster (``request`` is ``replicaRequirements.resourceRequest``).
 

@@ -26,12 +26,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any, Final
 
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector
 from extender.kube.taints import Taint, TaintError, Toleration, parse_taints, parse_tolerations
+from extender.multicluster.goquantity import GoQuantity, parse_go_quantity
 
 __all__ = [
     "AGGREGATED",
@@ -139,18 +139,21 @@ def _str_list(obj: object, path: str) -> tuple[str, ...]:
     return tuple(_str(item, f"{path}[{i}]") for i, item in enumerate(_list(obj, path)))
 
 
-def _quantities(obj: object, path: str) -> dict[str, Fraction] | None:
+def _quantity(obj: object, path: str) -> GoQuantity:
+    """A quantity, checked like the API server would, kept in the form Go's ``resource.Quantity`` has."""
+    try:
+        decode_quantity(obj)
+    except QuantityError as err:
+        raise ModelError(f"{path}: {err}") from err
+    return parse_go_quantity(obj)
+
+
+def _quantities(obj: object, path: str) -> dict[str, GoQuantity] | None:
     """A ``ResourceList``; ``None`` when the field is absent (Go's nil map)."""
     if obj is None:
         return None
     raw = _map(obj, path)
-    result: dict[str, Fraction] = {}
-    for name, quantity in raw.items():
-        try:
-            result[str(name)] = decode_quantity(quantity)
-        except QuantityError as err:
-            raise ModelError(f"{path}.{name}: {err}") from err
-    return result
+    return {str(name): _quantity(quantity, f"{path}.{name}") for name, quantity in raw.items()}
 
 
 def _time(obj: object, path: str) -> datetime | None:
@@ -175,8 +178,8 @@ class ResourceModelRange:
     """One resource's ``[min, max)`` in a cluster resource model grade."""
 
     name: str
-    min: Fraction
-    max: Fraction
+    min: GoQuantity
+    max: GoQuantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +202,9 @@ class AllocatableModeling:
 class ResourceSummary:
     """``status.resourceSummary``; a ``None`` list stands for an absent (nil) ResourceList."""
 
-    allocatable: dict[str, Fraction] | None
-    allocating: dict[str, Fraction] | None
-    allocated: dict[str, Fraction] | None
+    allocatable: dict[str, GoQuantity] | None
+    allocating: dict[str, GoQuantity] | None
+    allocated: dict[str, GoQuantity] | None
     allocatable_modelings: tuple[AllocatableModeling, ...] = ()
 
 
@@ -256,11 +259,8 @@ def parse_cluster(obj: Mapping[str, Any], *, path: str = "") -> Cluster:
         for j, raw_range in enumerate(_list(model.get("ranges"), f"{mpath}.ranges")):
             rpath = f"{mpath}.ranges[{j}]"
             rng = _map(raw_range, rpath)
-            try:
-                low = decode_quantity(rng.get("min"))
-                high = decode_quantity(rng.get("max"))
-            except QuantityError as err:
-                raise ModelError(f"{rpath}: {err}") from err
+            low = _quantity(rng.get("min"), f"{rpath}.min")
+            high = _quantity(rng.get("max"), f"{rpath}.max")
             ranges.append(ResourceModelRange(_str(rng.get("name"), f"{rpath}.name"), low, high))
         models.append(ResourceModel(_int(model.get("grade"), f"{mpath}.grade"), tuple(ranges)))
     enablements: dict[str, frozenset[str]] = {}
@@ -683,7 +683,7 @@ class ResourceBinding:
     resource: ObjectReference = field(default_factory=ObjectReference)
     replicas: int = 0
     #: ``replicaRequirements.resourceRequest``; ``None`` when ``replicaRequirements`` is absent.
-    resource_request: dict[str, Fraction] | None = None
+    resource_request: dict[str, GoQuantity] | None = None
     has_replica_requirements: bool = False
     clusters: tuple[TargetCluster, ...] = ()
     placement: Placement | None = None

@@ -56,7 +56,14 @@ def _summary(rng: random.Random) -> dict[str, Any] | None:
     if rng.random() < 0.05:
         return None
     pods = rng.choice((0, 5, 20, 50, 110, 500, 10000))
-    allocatable: dict[str, str] = {"cpu": str(rng.randint(0, 64)), "memory": f"{rng.randint(0, 256)}Gi"}
+    allocatable: dict[str, str] = {"cpu": rng.choice((str(rng.randint(0, 64)), f"{rng.randint(0, 640)}00m",
+                                                      f"{rng.randint(0, 64)}.5")),
+                                   "memory": rng.choice((f"{rng.randint(0, 256)}Gi", f"{rng.randint(0, 256)}e9",
+                                                         f"{rng.randint(0, 9000)}M", f"{rng.randint(0, 9)}.5Gi"))}
+    if rng.random() < 0.2:
+        allocatable["ephemeral-storage"] = f"{rng.randint(0, 500)}Gi"
+    if rng.random() < 0.05:
+        allocatable["hugepages-2Mi"] = f"{rng.randint(0, 64)}Mi"
     if rng.random() < 0.93:
         allocatable["pods"] = str(pods)
     if rng.random() < 0.3:
@@ -131,6 +138,7 @@ def _cluster(rng: random.Random, name: str, category: str) -> dict[str, Any]:
 
 
 def _affinity(rng: random.Random, names: list[str], *, nonempty: bool = False) -> dict[str, Any]:
+    names = names or ["member1"]  # an empty fleet still gets a policy naming clusters
     kinds = ["labels", "names", "exclude", "fields", "empty"]
     if nonempty:
         kinds.remove("empty")
@@ -229,13 +237,16 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
 
 
 def _previous(rng: random.Random, names: list[str], total: int) -> list[dict[str, Any]]:
-    pool = [*names, "member-gone"] if rng.random() < 0.15 else names
+    pool = [*names, "member-gone"] if rng.random() < 0.15 or not names else names
     chosen = rng.sample(pool, rng.randint(1, min(len(pool), 4)))
     if total <= 0:
         return [{"name": n, "replicas": 0} for n in chosen]
     cuts = sorted(rng.randint(0, total) for _ in range(len(chosen) - 1))
     shares = [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
-    return [{"name": n, "replicas": r} for n, r in zip(chosen, shares, strict=True)]
+    previous = [{"name": n, "replicas": r} for n, r in zip(chosen, shares, strict=True)]
+    if rng.random() < 0.03:
+        previous.append(dict(rng.choice(previous)))  # a name listed twice
+    return previous
 
 
 def _invalidate(rng: random.Random, placement: dict[str, Any]) -> None:
@@ -310,7 +321,7 @@ def generate(seed: int) -> dict[str, Any]:
     category = CATEGORIES[seed % len(CATEGORIES)]
     # Beyond 12 clusters Go's sort.Sort leaves equal capacities in pdqsort's order, not a stable one.
     roll = rng.random()
-    count = rng.randint(13, 24) if roll < 0.1 else rng.randint(1, 12) if roll < 0.4 else rng.randint(2, 8)
+    count = rng.randint(13, 24) if roll < 0.1 else rng.randint(0, 12) if roll < 0.4 else rng.randint(2, 8)
     names = [f"member{i}" for i in range(1, count + 1)]
     rng.shuffle(names)
     clusters = [_cluster(rng, name, category) for name in names]
@@ -367,6 +378,12 @@ def generate(seed: int) -> dict[str, Any]:
             request["memory"] = f"{rng.choice((128, 512, 1024, 3000))}Mi"
         if rng.random() < 0.15:
             request["nvidia.com/gpu"] = "1"
+        if rng.random() < 0.1:
+            request["ephemeral-storage"] = rng.choice(("1Gi", "500M", "0"))
+        if rng.random() < 0.03:
+            request[rng.choice(("pods", "foo", "hugepages-2Mi", "example.com/bar"))] = rng.choice(("1", "2Mi"))
+        if rng.random() < 0.1 and "cpu" in request:
+            request["cpu"] = rng.choice(("0.25", "1500m", "2", "100m", "0"))
         spec["replicaRequirements"] = {"resourceRequest": request} if request or rng.random() < 0.5 else {}
     status: dict[str, Any] = {}
     steady = category in ("scale_up", "scale_down", "fresh_reschedule", "failover", "overflow",
@@ -379,6 +396,11 @@ def generate(seed: int) -> dict[str, Any]:
     if category == "fresh_reschedule" or (steady and rng.random() < 0.1):
         spec["rescheduleTriggeredAt"] = _TIME_NEW
         status.setdefault("lastScheduledTime", _TIME_OLD)
+        roll = rng.random()
+        if roll < 0.1:
+            del status["lastScheduledTime"]  # a first schedule still pending: Steady
+        elif roll < 0.2:
+            status["lastScheduledTime"] = "2026-01-03T00:00:00Z"  # already rescheduled: Steady
     if spec.get("clusters") and (category == "failover" or rng.random() < 0.05):
         victim = rng.choice(spec["clusters"])["name"]
         spec["gracefulEvictionTasks"] = [{"fromCluster": victim, "reason": "TaintUntolerated",

@@ -101,9 +101,9 @@ def test_models_are_off_without_allocatable_modelings() -> None:
 
 def test_models_feature_gate_off_uses_the_summary() -> None:
     c = cluster("c", pods=300, allocatable={"cpu": "2", "memory": "8Gi"}, extra_spec=MODELS, modelings=MODELINGS)
-    from fractions import Fraction
+    from extender.multicluster.goquantity import parse_go_quantity
 
-    request = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
+    request = {"cpu": parse_go_quantity("500m"), "memory": parse_go_quantity("1Gi")}
     assert max_available_replicas(c, request, resource_modeling=True) == 14
     assert max_available_replicas(c, request, resource_modeling=False) == 4
 
