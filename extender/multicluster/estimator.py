@@ -19,9 +19,12 @@ The general estimator, for one cluster:
    track (neither native nor extended) are ignored.  Without ``spec.resourceModels`` step 5 applies;
 5. else, per requested resource: ``(allocatable - allocated - allocating) // request`` (CPU in
    millicores, everything else in whole units rounded up, as ``Quantity.Value()``), the minimum over
-   resources and the allowed pods; a requested resource the cluster does not report holds 0.
+   resources and the allowed pods; a requested resource the cluster does not report holds 0.  The
+   subtraction is Go's ``Quantity.Sub`` on the quantities' Go forms (:mod:`.goquantity`): an
+   over-committed resource written with a fraction and a binary suffix (``3.5Gi``) can read as a large
+   positive amount, as it does in Karmada.
 
-The result is truncated to int32 as upstream converts it.
+Sums are int64 and the result is truncated to int32, as upstream's.
 """
 
 from __future__ import annotations
