@@ -39,6 +39,8 @@ CATEGORIES: Final = (
 )
 
 _REGIONS: Final = ("r-east", "r-west", "r-north")
+#: Some fleets spread over many regions, for the region search.
+_MANY_REGIONS: Final = ("r-east", "r-west", "r-north", "r-south", "r-central", "r-edge", "r-far")
 _PROVIDERS: Final = ("huawei", "aws", "gcp")
 _ENVS: Final = ("prod", "dev", "stage")
 _TIME_OLD: Final = "2026-01-01T00:00:00Z"
@@ -102,7 +104,8 @@ def _cluster(rng: random.Random, name: str, category: str) -> dict[str, Any]:
         labels["tier"] = rng.choice(("gold", "silver"))
     spec: dict[str, Any] = {}
     if rng.random() < 0.85:
-        spec["region"] = rng.choice(_REGIONS)
+        spec["region"] = rng.choice(_MANY_REGIONS if category == "spread_region" and rng.random() < 0.4
+                                    else _REGIONS)
     if rng.random() < 0.7:
         spec["provider"] = rng.choice(_PROVIDERS)
     if rng.random() < 0.6:
@@ -146,6 +149,9 @@ def _affinity(rng: random.Random, names: list[str], *, nonempty: bool = False) -
     if kind == "labels":
         if rng.random() < 0.5:
             return {"labelSelector": {"matchLabels": {"env": rng.choice(_ENVS)}}}
+        if rng.random() < 0.3:
+            return {"labelSelector": {"matchExpressions": [
+                {"key": "tier", "operator": rng.choice(("Exists", "DoesNotExist"))}]}}
         return {"labelSelector": {"matchExpressions": [
             {"key": "env", "operator": rng.choice(("In", "NotIn")), "values": rng.sample(_ENVS, 2)}]}}
     if kind == "names":
@@ -228,8 +234,8 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
             return [other]
         return [other, {"spreadByField": "cluster", "minGroups": rng.randint(1, 2), "maxGroups": rng.randint(2, 4)}]
     if category == "spread_region" or rng.random() < 0.05:
-        rmin = rng.randint(1, 2)
-        region: dict[str, Any] = {"spreadByField": "region", "minGroups": rmin, "maxGroups": rng.randint(rmin, 3)}
+        rmin = rng.randint(1, 3)
+        region: dict[str, Any] = {"spreadByField": "region", "minGroups": rmin, "maxGroups": rng.randint(rmin, 5)}
         cmin = rng.randint(1, 3)
         cluster = {"spreadByField": "cluster", "minGroups": cmin, "maxGroups": rng.randint(cmin, max(cmin, count + 1))}
         return [region, cluster] if rng.random() < 0.5 else [cluster, region]
