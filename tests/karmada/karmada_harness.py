@@ -12,6 +12,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -79,27 +80,47 @@ def ours_library(case: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _write_files(case: dict[str, Any], root: Path) -> list[str]:
+    """The case as the files ``extender place`` reads; returns its arguments."""
+    (root / "clusters.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case["clusters"]}))
+    (root / "binding.json").write_text(json.dumps(case["binding"]))
+    policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+              "metadata": {"name": "p", "namespace": "default"}, "spec": {"placement": case["placement"]}}
+    (root / "policy.json").write_text(json.dumps(policy))
+    return ["--clusters", str(root / "clusters.json"), "--binding", str(root / "binding.json"),
+            "--policy", str(root / "policy.json"), "-o", "json"]
+
+
+def _place_answer(code: int, out: str, err: str) -> dict[str, Any]:
+    if code == 2:
+        return {"clusters": [], "filtered": {}, "error": f"input: {err.strip()}"}
+    body: dict[str, Any] = json.loads(out)
+    return body
+
+
 def ours_cli(case: dict[str, Any]) -> dict[str, Any]:
-    """Our answer through ``extender place -o json`` (in-process, from files)."""
+    """Our answer through ``extender place -o json``'s command function (in-process, from files)."""
     import argparse
 
     from extender.multicluster.cli import cmd_place
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "clusters.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case["clusters"]}))
-        (root / "binding.json").write_text(json.dumps(case["binding"]))
-        policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-                  "metadata": {"name": "p", "namespace": "default"}, "spec": {"placement": case["placement"]}}
-        (root / "policy.json").write_text(json.dumps(policy))
-        args = argparse.Namespace(clusters=str(root / "clusters.json"), binding=str(root / "binding.json"),
-                                  policy=str(root / "policy.json"), output="json")
+        argv = _write_files(case, Path(tmp))
+        args = argparse.Namespace(clusters=argv[1], binding=argv[3], policy=argv[5], output="json")
         out, err = io.StringIO(), io.StringIO()
         code = cmd_place(args, out, err)
-        if code == 2:
-            return {"clusters": [], "filtered": {}, "error": f"input: {err.getvalue().strip()}"}
-        body: dict[str, Any] = json.loads(out.getvalue())
-        return body
+        return _place_answer(code, out.getvalue(), err.getvalue())
+
+
+def ours_process(case: dict[str, Any]) -> dict[str, Any]:
+    """Our answer from a real ``python -m extender place -o json`` process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = _write_files(case, Path(tmp))
+        done = subprocess.run([sys.executable, "-m", "extender", "place", *argv], capture_output=True, text=True,
+                              check=False, cwd=HERE.parents[1])
+        if done.returncode not in (0, 1, 2):
+            return {"clusters": [], "filtered": {}, "error": f"exit {done.returncode}: {done.stderr[-500:]}"}
+        return _place_answer(done.returncode, done.stdout, done.stderr)
 
 
 class HTTPClient:
@@ -166,7 +187,8 @@ def compare(seed: int, category: str, interface: str, oracle: dict[str, Any], ou
 
 def run_cases(binary: Path, seeds: Iterable[int], *, interfaces: Sequence[str] = ("library",),
               every: int = 1) -> list[Outcome]:
-    """Generate, run both sides, compare; CLI and HTTP run on every ``every``-th seed only."""
+    """Generate, run both sides, compare; CLI and HTTP run on every ``every``-th seed only, a real
+    ``extender place`` process on every ``20 * every``-th."""
     from karmada_cases import generate
 
     seed_list = list(seeds)
@@ -182,4 +204,6 @@ def run_cases(binary: Path, seeds: Iterable[int], *, interfaces: Sequence[str] =
             outcomes.append(compare(seed, case["category"], "cli", answer, ours_cli(case)))
         if http is not None:
             outcomes.append(compare(seed, case["category"], "http", answer, http(case)))
+        if "process" in interfaces and i % (every * 20) == 0:
+            outcomes.append(compare(seed, case["category"], "process", answer, ours_process(case)))
     return outcomes

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--count", type=int, default=1000, help="number of cases (default 1000)")
-    ap.add_argument("--interfaces", default="library", help="library,cli,http (default library)")
+    ap.add_argument("--interfaces", default="library", help="library,cli,http,process (default library)")
     ap.add_argument("--every", type=int, default=1, help="run cli/http on every N-th seed (default 1)")
     ap.add_argument("--batch", type=int, default=500, help="cases per oracle process (default 500)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every difference")

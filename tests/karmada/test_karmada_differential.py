@@ -2,10 +2,10 @@
 
 Generates ``KARMADA_ORACLE_CASES`` cases (default 2000) from seed ``KARMADA_ORACLE_SEED`` (default 0),
 runs them through the Go oracle (one process) and through the library; every
-``KARMADA_ORACLE_EVERY``-th case (default 10) also through ``extender place`` and
-``POST /multicluster/schedule``.  Target clusters, replicas, error texts, the affinity term used and
-every filtered cluster's reasons must agree.  Without Go the tests skip, except under CI=true, where
-they fail.
+``KARMADA_ORACLE_EVERY``-th case (default 10) also through ``extender place``'s command and
+``POST /multicluster/schedule``, and every 20th of those through a real ``extender place`` process.
+Target clusters, replicas, error texts, the affinity term used and every filtered cluster's reasons
+must agree.  Without Go the tests skip, except under CI=true, where they fail.
 """
 
 from __future__ import annotations
@@ -43,11 +43,12 @@ def test_generator_is_deterministic_and_covers_every_category() -> None:
     assert {generate(s)["category"] for s in range(len(CATEGORIES))} == set(CATEGORIES)
 
 
-def test_library_cli_and_http_agree_with_karmada() -> None:
+def test_library_cli_http_and_process_agree_with_karmada() -> None:
     binary = _oracle()
     count, seed = _env_int("KARMADA_ORACLE_CASES", 2000), _env_int("KARMADA_ORACLE_SEED", 0)
     every = _env_int("KARMADA_ORACLE_EVERY", 10)
-    outcomes = run_cases(binary, range(seed, seed + count), interfaces=("library", "cli", "http"), every=every)
+    outcomes = run_cases(binary, range(seed, seed + count), interfaces=("library", "cli", "http", "process"),
+                         every=every)
     bad = [o for o in outcomes if not o.agree]
     shown = "\n".join(f"seed {o.seed} [{o.category}/{o.interface}]: " + "; ".join(o.diffs) for o in bad[:MAX_SHOWN])
     failing = sorted({o.seed for o in bad})

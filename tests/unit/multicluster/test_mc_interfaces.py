@@ -93,8 +93,19 @@ def test_dump_errors(tmp_path: Path) -> None:
     with pytest.raises(DumpError, match="expected exactly one PropagationPolicy, found 0"):
         load_placement(tmp_path / "two.yaml")
     (tmp_path / "nocluster.yaml").write_text(yaml.safe_dump(binding_obj(1)))
-    with pytest.raises(DumpError, match="no Cluster objects found"):
+    with pytest.raises(DumpError, match=r"no Cluster objects found \(1 other object\(s\)\)"):
         load_clusters(tmp_path / "nocluster.yaml")
+
+
+def test_an_empty_cluster_list_is_an_empty_fleet(tmp_path: Path) -> None:
+    # karmadactl prints an empty List for a Karmada without members; Karmada then answers with its
+    # FitError for no cluster at all.
+    (tmp_path / "none.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": []}))
+    (tmp_path / "rb.yaml").write_text(yaml.safe_dump(binding_obj(2, placement={})))
+    assert load_clusters(tmp_path / "none.yaml") == []
+    code, out, _err = _place("--clusters", str(tmp_path / "none.yaml"), "--binding", str(tmp_path / "rb.yaml"))
+    assert code == 1
+    assert out.startswith("not scheduled: 0/0 clusters are available: no cluster exists.")
 
 
 def test_dump_reads_directories_and_lists(tmp_path: Path) -> None:
