@@ -131,7 +131,7 @@ def overflow_tiers(ctx: FilterContext, clusters: Sequence[Cluster]) -> dict[str,
     A cluster in several tiers belongs to the first; ``None`` when overflow is not in use.
     """
     term = active_term(ctx)
-    if term is None or not term.overflow:
+    if term is None or not term.has_overflow:
         return None
     tiers: dict[str, int] = {}
     for cluster in clusters:

@@ -336,6 +336,9 @@ class ClusterAffinityTerm:
     name: str
     affinity: ClusterAffinity
     overflow: tuple[tuple[str, ClusterAffinity], ...] = ()
+    #: ``overflowAffinities`` is present, even as an empty list (Go's non-nil slice): overflow
+    #: assignment and its validation apply.
+    has_overflow: bool = False
 
     @property
     def tiers(self) -> tuple[ClusterAffinity, ...]:
@@ -378,6 +381,9 @@ class Placement:
 
     cluster_affinity: ClusterAffinity | None = None
     cluster_affinities: tuple[ClusterAffinityTerm, ...] = ()
+    #: ``clusterAffinities`` is present, even as an empty list: karmada-scheduler then takes the
+    #: affinity-terms path, which with no term schedules nothing.
+    has_cluster_affinities: bool = False
     tolerations: tuple[Toleration, ...] = ()
     spread_constraints: tuple[SpreadConstraint, ...] = ()
     replica_scheduling: ReplicaScheduling | None = None
@@ -588,7 +594,8 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
             oname = _str(over.get("affinityName"), f"{opath}.affinityName")
             _label_key(oname, f"{opath}.affinityName")
             overflow.append((oname, _affinity(over, opath)))
-        terms.append(ClusterAffinityTerm(name, _affinity(body, tpath), tuple(overflow)))
+        terms.append(ClusterAffinityTerm(name, _affinity(body, tpath), tuple(overflow),
+                                         body.get("overflowAffinities") is not None))
     if affinity is not None and raw.get("clusterAffinities") is not None:
         raise ModelError(f"{path}: clusterAffinities cannot co-exist with clusterAffinity")
     try:
@@ -606,7 +613,7 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
         or (scheduling.division_preference == WEIGHTED and scheduling.weight_preference_set
             and bool(scheduling.dynamic_weight)))
     for i, term in enumerate(terms):
-        if not term.overflow:
+        if not term.has_overflow:
             continue
         opath = f"{path}.clusterAffinities[{i}].overflowAffinities"
         if not overflow_allowed:
@@ -623,6 +630,7 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
     return Placement(
         cluster_affinity=affinity,
         cluster_affinities=tuple(terms),
+        has_cluster_affinities=raw.get("clusterAffinities") is not None,
         tolerations=tolerations,
         spread_constraints=_spread_constraints(raw.get("spreadConstraints"), f"{path}.spreadConstraints"),
         replica_scheduling=scheduling,

@@ -114,8 +114,12 @@ def schedule(clusters: Sequence[Cluster], binding: ResourceBinding, placement: P
     calc = calculator if calculator is not None else cal_available_replicas
     # Upstream keeps clusters in its informer's (random) order; names give a reproducible one.
     snapshot = sorted(clusters, key=lambda c: c.name)
-    if placement.cluster_affinity is not None or not placement.cluster_affinities:
+    if not placement.has_cluster_affinities:
         return _schedule_once(snapshot, binding, placement, "", calc)
+    if not placement.cluster_affinities:
+        # An empty clusterAffinities list: upstream's loop tries no term, reports no error and
+        # writes nothing, so the binding keeps its clusters.
+        return PlacementResult(clusters=list(binding.clusters))
     names = [term.name for term in placement.cluster_affinities]
     start = names.index(binding.observed_affinity_name) if binding.observed_affinity_name in names else 0
     first: PlacementResult | None = None

@@ -339,10 +339,13 @@ def generate(seed: int) -> dict[str, Any]:
         for i in range(rng.randint(1, 3) if not overflow else rng.randint(1, 2)):
             term: dict[str, Any] = {"affinityName": f"term{i}", **_affinity(rng, names, nonempty=overflow)}
             if overflow and (i == 0 or rng.random() < 0.5):
+                # An empty list still switches overflow assignment on (a non-nil slice in Go).
                 term["overflowAffinities"] = [{"affinityName": f"term{i}-overflow{j}", **_affinity(rng, names)}
-                                              for j in range(rng.randint(1, 2))]
+                                              for j in range(rng.choice((0, 1, 1, 1, 2, 2)))]
             terms.append(term)
         placement["clusterAffinities"] = terms
+    elif rng.random() < 0.01:
+        placement["clusterAffinities"] = []  # the affinity-terms path with no term: nothing is scheduled
     elif rng.random() < 0.7:
         placement["clusterAffinity"] = _affinity(rng, names)
     tolerations = _tolerations(rng, category)

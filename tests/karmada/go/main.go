@@ -213,6 +213,11 @@ func run(in input) output {
 	// scheduleResourceBindingWithClusterAffinities: from the observed term on, the first term that
 	// schedules wins; when none does, the first error is the answer.
 	terms := rb.Spec.Placement.ClusterAffinities
+	if len(terms) == 0 {
+		// No term to try: upstream returns a nil error without patching, spec.clusters stays.
+		out.Clusters = targets(rb.Spec.Clusters)
+		return out
+	}
 	index := 0
 	for i, t := range terms {
 		if rb.Status.SchedulerObservedAffinityName != "" && t.AffinityName == rb.Status.SchedulerObservedAffinityName {

@@ -161,3 +161,24 @@ def test_custom_calculator() -> None:
     result = schedule([cluster("a"), cluster("b")], binding(4), _placement(replicaScheduling=AGGREGATED),
                       calculator=fixed_capacity({"a": 1, "b": 9}))
     assert pairs(result.clusters) == [("b", 4)]
+
+
+def test_an_empty_cluster_affinities_list_schedules_nothing() -> None:
+    # clusterAffinities: [] takes upstream's affinity-terms path, which tries no term, reports no error
+    # and writes nothing: the binding keeps its clusters.
+    result = schedule([cluster("a"), cluster("b")], binding(4, clusters=[("a", 4)]),
+                      _placement(clusterAffinities=[], replicaScheduling=DYNAMIC))
+    assert result.ok
+    assert pairs(result.clusters) == [("a", 4)]
+
+
+def test_an_empty_overflow_list_still_assigns_by_tiers() -> None:
+    # overflowAffinities: [] is a non-nil slice in Go: enableOverflow holds, so the shortfall is the
+    # overflow assignment's error, not the scale-up's.
+    pl = _placement(clusterAffinities=[{"affinityName": "t", "clusterNames": ["a"], "overflowAffinities": []}],
+                    replicaScheduling=DYNAMIC)
+    result = schedule([cluster("a", pods=3)], binding(5), pl)
+    assert result.error == "failed to assign replicas: Clusters available replicas are not enough to schedule."
+    plain = _placement(clusterAffinities=[{"affinityName": "t", "clusterNames": ["a"]}], replicaScheduling=DYNAMIC)
+    assert schedule([cluster("a", pods=3)], binding(5), plain).error == (
+        "failed to assign replicas: failed to scale up: Clusters available replicas 3 are not enough to schedule.")
