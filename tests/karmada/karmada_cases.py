@@ -142,7 +142,7 @@ def _cluster(rng: random.Random, name: str, category: str) -> dict[str, Any]:
 
 def _affinity(rng: random.Random, names: list[str], *, nonempty: bool = False) -> dict[str, Any]:
     names = names or ["member1"]  # an empty fleet still gets a policy naming clusters
-    kinds = ["labels", "names", "exclude", "fields", "empty"]
+    kinds = ["labels", "names", "exclude", "fields", "empty", "empty_selectors"]
     if nonempty:
         kinds.remove("empty")
     kind = rng.choice(kinds)
@@ -161,6 +161,9 @@ def _affinity(rng: random.Random, names: list[str], *, nonempty: bool = False) -
         return body
     if kind == "exclude":
         return {"exclude": sorted(rng.sample(names, rng.randint(1, max(1, len(names) // 2))))}
+    if kind == "empty_selectors":
+        # Present but empty: a label selector matching everything, a field selector with no terms.
+        return rng.choice(({"labelSelector": {}}, {"fieldSelector": {}}, {"fieldSelector": {"matchExpressions": []}}))
     if kind == "fields":
         key = rng.choice(("region", "provider", "zone"))
         pool = {"region": _REGIONS, "provider": _PROVIDERS, "zone": ("z1", "z2", "z3")}[key]
@@ -213,6 +216,7 @@ def _replica_scheduling(rng: random.Random, category: str, names: list[str]) -> 
         {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
          "weightPreference": {"dynamicWeight": "AvailableReplicas"}},
         {"replicaSchedulingType": "Divided"},
+        {},
     ))
 
 
