@@ -92,9 +92,18 @@ def _resource_models(rng: random.Random, summary: dict[str, Any]) -> list[dict[s
         ]
         if with_gpu:
             ranges.append({"name": "nvidia.com/gpu", "min": str(grade), "max": str(grade + 1)})
+        if rng.random() < 0.05:
+            ranges.append({"name": rng.choice(("pods", "foo", "ephemeral-storage")), "min": "7", "max": "9"})
+        if rng.random() < 0.1:
+            ranges[0]["min"] = rng.choice(("1500m", "0.5", "2.25"))
         models.append({"grade": grade, "ranges": ranges})
     summary["allocatableModelings"] = [{"grade": g, "count": rng.choice((0, 0, 1, 2, 3, 10))}
                                        for g in range(grades) if rng.random() < 0.9]
+    if rng.random() < 0.1:
+        # Odd but possible status: a grade listed twice, a grade the models do not define.
+        summary["allocatableModelings"].append({"grade": rng.randint(0, grades + 1), "count": rng.randint(0, 3)})
+    if rng.random() < 0.1:
+        rng.shuffle(models)
     return models
 
 
