@@ -432,6 +432,10 @@ def generate(seed: int) -> dict[str, Any]:
         status["schedulerObservingAffinityName"] = rng.choice([t["affinityName"] for t in terms] + ["gone"])
     binding = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding",
                "metadata": {"name": "web-deployment", "namespace": "default"}, "spec": spec, "status": status}
+    if rng.random() < 0.1:
+        # A cluster-scoped workload: ClusterResourceBinding (scheduled the same way).
+        binding["kind"] = "ClusterResourceBinding"
+        binding["metadata"] = {"name": "web-clusterrole"}
     return {"category": category, "clusters": clusters, "placement": placement, "binding": binding}
 
 

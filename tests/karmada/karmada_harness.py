@@ -84,8 +84,11 @@ def _write_files(case: dict[str, Any], root: Path) -> list[str]:
     """The case as the files ``extender place`` reads; returns its arguments."""
     (root / "clusters.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case["clusters"]}))
     (root / "binding.json").write_text(json.dumps(case["binding"]))
-    policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-              "metadata": {"name": "p", "namespace": "default"}, "spec": {"placement": case["placement"]}}
+    cluster_scoped = case["binding"].get("kind") == "ClusterResourceBinding"
+    policy = {"apiVersion": "policy.karmada.io/v1alpha1",
+              "kind": "ClusterPropagationPolicy" if cluster_scoped else "PropagationPolicy",
+              "metadata": {"name": "p"} if cluster_scoped else {"name": "p", "namespace": "default"},
+              "spec": {"placement": case["placement"]}}
     (root / "policy.json").write_text(json.dumps(policy))
     return ["--clusters", str(root / "clusters.json"), "--binding", str(root / "binding.json"),
             "--policy", str(root / "policy.json"), "-o", "json"]
