@@ -243,7 +243,7 @@ def _spread(rng: random.Random, category: str, count: int) -> list[dict[str, Any
         other = rng.choice(({"spreadByField": "zone", "minGroups": rng.randint(1, 2)},
                             {"spreadByField": "provider", "minGroups": 1, "maxGroups": 2},
                             {"spreadByLabel": "tier", "minGroups": 1}))
-        if "spreadByLabel" in other:
+        if "spreadByLabel" in other and rng.random() < 0.5:
             return [other]
         return [other, {"spreadByField": "cluster", "minGroups": rng.randint(1, 2), "maxGroups": rng.randint(2, 4)}]
     if category == "spread_region" or rng.random() < 0.05:
