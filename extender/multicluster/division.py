@@ -12,35 +12,43 @@ Upstream (karmada-io/karmada):
   of every dispenser keeps "fewer seats first" but orders names ascending or descending by the parity of
   the FNV-32a hash of the workload's UID (odd -> descending, empty UID -> ascending), so ties do not
   always favour the same clusters across workloads yet one workload always gets the same answer;
-* ``pkg/scheduler/core/assignment.go``, ``division_algorithm.go``, ``common.go``, ``util.go``:
-  Duplicated gives every candidate ``spec.replicas``; static weights divide ``spec.replicas`` afresh
-  (weight = the maximum over matching rules, every candidate 1 when nothing matches, unmatched clusters
-  get nothing); dynamic weights and Aggregated use available replicas as weights.  In ``Steady`` mode a
-  scale-up divides only the missing replicas on top of the current clusters (``spec.clusters`` kept where
-  the cluster is still a candidate), a scale-down re-divides ``spec.replicas`` by the current replicas; a
-  ``rescheduleTriggeredAt`` newer than ``lastScheduledTime`` switches to ``Fresh`` mode, which divides
-  everything again with each cluster's current replicas added back to its capacity.  Aggregated puts the
-  clusters already used first, then keeps the shortest prefix of the capacity-sorted list that covers the
-  target.  Clusters left with 0 replicas are dropped (``removeZeroReplicasCluster``).
+* ``pkg/scheduler/core/assignment.go``, ``division_algorithm.go``, ``common.go``, ``util.go`` (v1.18.2):
+  only workloads are assigned replicas (``replicas > 0`` or ``replicaRequirements`` set; a workload with
+  0 replicas ends up nowhere), anything else goes to every candidate with 0.  Duplicated gives every
+  candidate ``spec.replicas``; static weights divide ``spec.replicas`` afresh (weight = the maximum over
+  matching rules, every candidate 1 when nothing matches, unmatched clusters get nothing); dynamic
+  weights and Aggregated use available replicas as weights.  In ``Steady`` mode the current result is
+  ``spec.clusters`` restricted to the candidates.  A scale-up divides only the replicas still to place,
+  by each candidate's free replicas and from nothing, then adds the current result onto it
+  (``util.MergeTargetClusters``); a scale-down divides ``spec.replicas`` by the current replicas of the
+  clusters that are still candidates; a ``rescheduleTriggeredAt`` newer than ``lastScheduledTime``
+  switches to ``Fresh`` mode, which divides everything again with each cluster's current replicas added
+  back to its capacity.  Aggregated puts the clusters already used first, then keeps the shortest prefix
+  of the capacity-sorted list that covers the target.  Clusters left with 0 replicas are dropped
+  (``removeZeroReplicasCluster``).  Sums are int32 and wrap as Go's do.
+* overflow (``clusterAffinities[].overflowAffinities``, ``assignWorkloadReplicas``): the candidates are
+  grouped by tier (0 = the term's own affinity, then each overflow affinity in order); on every schedule
+  the tiers are filled in order, each with ``min(replicas still to place, its clusters' free replicas
+  plus what they hold)`` divided by the normal steady or fresh assignment over that tier alone; replicas
+  left over after the last tier are unschedulable.
 
 Before commit 49dab6358 (September 2025, v1.16) upstream divided by ``floor(w*n/sum)`` and handed the
 remainder out by weight, last replicas, then *randomly*; that method is not implemented.
 
-Overflow affinity tiers (v1.18, ``clusterAffinities[].overflowAffinities``) follow the design in
-``docs/proposals/scheduling/overflow-cluster-affinities``: tiers are filled in order (each as full as its
-capacity allows, the last one divided by dynamic weight) and emptied in reverse order on scale-down.
-The v1.18 Go sources were not available to compare against, so this part follows the proposal only.
+Everything here is checked against Karmada v1.18.2's own code by the differential oracle in
+``tests/karmada``.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
 from extender.multicluster.filters import cluster_matches
+from extender.multicluster.gosort import go_sort
 from extender.multicluster.model import (
     AGGREGATED,
     DIVIDED,
@@ -79,10 +87,9 @@ _BULK_THRESHOLD: Final = 4096
 class UnschedulableError(Exception):
     """Not enough capacity (upstream ``framework.UnschedulableError``); ``message`` is upstream's text."""
 
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(f"{detail} ({message})" if detail else message)
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
         self.message = message
-        self.detail = detail
 
 
 class AssignError(Exception):
@@ -338,17 +345,22 @@ def reschedule_required(binding: ResourceBinding) -> bool:
 Calculator = Callable[[Sequence[Cluster], ResourceBinding], list[TargetCluster]]
 
 
+def _int32(number: int) -> int:
+    """Go int32 arithmetic wraps around."""
+    return (number + 2**31) % 2**32 - 2**31
+
+
 def _sum(targets: Sequence[TargetCluster]) -> int:
-    return sum(t.replicas for t in targets)
+    """Upstream ``util.GetSumOfReplicas``: an int32 sum, which wraps (a non-workload's MaxInt32 capacity
+    plus replicas it holds goes negative)."""
+    return _int32(sum(t.replicas for t in targets))
 
 
 def _by_replicas_desc(targets: Sequence[TargetCluster]) -> list[TargetCluster]:
-    """``sort.Sort(TargetClustersList)``: replicas descending.
-
-    Go's sort is stable for up to 12 elements (insertion sort), which covers ordinary fleets; beyond
-    that equal capacities may come out in another order than Go's pdqsort would give.
-    """
-    return sorted(targets, key=lambda t: -t.replicas)
+    """``sort.Sort(TargetClustersList)``: replicas descending, equal ones where Go's (unstable) sort leaves them."""
+    ordered = list(targets)
+    go_sort(ordered, lambda a, b: a.replicas > b.replicas)
+    return ordered
 
 
 @dataclass(slots=True)
@@ -360,7 +372,8 @@ class AssignState:
     placement: Placement
     strategy: Strategy
     mode: AssignmentMode
-    calculator: Calculator
+    #: Each candidate's available replicas for the whole binding (``ClusterDetailInfo.AllocatableReplicas``).
+    allocatable: Mapping[str, int]
     scheduled: list[TargetCluster] = field(default_factory=list)
     assigned: int = 0
     available: list[TargetCluster] = field(default_factory=list)
@@ -388,21 +401,37 @@ class AssignState:
         return [t for t in self.available if t.name in prior] + [t for t in self.available if t.name not in prior]
 
 
-def _capacity_error(state: AssignState) -> UnschedulableError:
-    listed = ", ".join(f"{t.name} {t.replicas}" for t in state.available) or "no cluster"
-    message = f"Clusters available replicas {state.available_sum} are not enough to schedule."
-    if state.phase == "scale up" and state.assigned > 0:
-        detail = (f"clusters can hold at most {state.available_sum} more of the {state.target} replicas still to place "
-                  f"({state.assigned} of {state.binding.replicas} already placed): {listed}")
-    else:
-        detail = f"clusters can hold at most {state.available_sum} of {state.target} replicas: {listed}"
-    return UnschedulableError(message, detail)
+def _unschedulable(state: AssignState) -> UnschedulableError:
+    return UnschedulableError(f"Clusters available replicas {state.available_sum} are not enough to schedule.")
+
+
+def _merge_target_clusters(old: Sequence[TargetCluster], new: Sequence[TargetCluster]) -> list[TargetCluster]:
+    """Upstream ``util.MergeTargetClusters``: add the old replicas onto the new result.
+
+    Old clusters missing from the new result are appended; upstream appends them in Go map order,
+    here in name order (the order of ``spec.clusters`` carries no meaning).
+    """
+    if not old:
+        return list(new)
+    if not new:
+        return list(old)
+    remaining: dict[str, int] = {}
+    for t in old:
+        remaining[t.name] = t.replicas  # the last entry of a name wins, as in upstream's map
+    merged = []
+    for t in new:
+        if t.name in remaining:
+            merged.append(TargetCluster(t.name, _int32(t.replicas + remaining.pop(t.name))))
+        else:
+            merged.append(t)
+    merged.extend(TargetCluster(name, replicas) for name, replicas in sorted(remaining.items()))
+    return merged
 
 
 def _divide(state: AssignState) -> list[TargetCluster]:
-    """Upstream ``dynamicDivideReplicas``."""
+    """Upstream ``dynamicDivideReplicas``: divide the target by the weights, then merge the kept result."""
     if state.available_sum < state.target:
-        raise _capacity_error(state)
+        raise _unschedulable(state)
     available = state.available
     if state.strategy == Strategy.AGGREGATED:
         available = state.resort_available()
@@ -412,37 +441,43 @@ def _divide(state: AssignState) -> list[TargetCluster]:
             if running >= state.target:
                 available = available[: i + 1]
                 break
-    # Available replicas are the weights, the current result the initial seats (SpreadReplicasByTargetClusters).
-    dispenser = Dispenser.new(state.target, state.scheduled, state.binding.resource.uid)
+    # SpreadReplicasByTargetClusters: available replicas are the weights, nothing is held initially.
+    dispenser = Dispenser.new(state.target, None, state.binding.resource.uid)
     dispenser.allocate_by_weight([ClusterWeight(t.name, t.replicas) for t in available])
-    return dispenser.result
+    return _merge_target_clusters(state.scheduled, dispenser.result)
 
 
 def _scale_down(state: AssignState) -> list[TargetCluster]:
-    # The previous result is the weight; every current cluster (candidate or not) keeps its share.
+    # Only the current clusters that are still candidates are weighted, by their current replicas.
     state.phase = "scale down"
     state.target = state.binding.replicas
+    state.set_available(_by_replicas_desc(state.scheduled))
     state.scheduled = []
-    state.set_available(_by_replicas_desc(state.binding.clusters))
     return _divide(state)
 
 
+def _allocatable(state: AssignState) -> list[TargetCluster]:
+    """Each candidate's available replicas, without the replicas it already holds (``AllocatableReplicas``)."""
+    return [TargetCluster(c.name, state.allocatable[c.name]) for c in state.candidates]
+
+
 def _scale_up(state: AssignState) -> list[TargetCluster]:
+    # Only the missing replicas are divided, from nothing, and then added onto the current result.
     state.phase = "scale up"
     state.target = state.binding.replicas - state.assigned
-    state.set_available(_by_replicas_desc(state.calculator(state.candidates, state.binding)))
+    state.set_available(_by_replicas_desc(_allocatable(state)))
     return _divide(state)
 
 
 def _fresh(state: AssignState) -> list[TargetCluster]:
     state.phase = "fresh scale"
     state.target = state.binding.replicas
-    available = state.calculator(state.candidates, state.binding)
+    available = _allocatable(state)
     held: dict[str, int] = {}
     for t in state.scheduled:
-        held.setdefault(t.name, t.replicas)
+        held[t.name] = _int32(held.get(t.name, 0) + t.replicas)
     # A cluster's own replicas come back to its capacity before everything is divided again.
-    available = [TargetCluster(t.name, t.replicas + held.get(t.name, 0)) for t in available]
+    available = [TargetCluster(t.name, _int32(t.replicas + held.get(t.name, 0))) for t in available]
     state.set_available(_by_replicas_desc(available))
     state.scheduled = []
     return _divide(state)
@@ -465,90 +500,9 @@ _PHASE_WRAP: Final = {"fresh scale": "failed to do fresh scale", "scale down": "
                       "scale up": "failed to scale up"}
 
 
-def _webster_fill(total: int, weights: Sequence[TargetCluster], held: Sequence[TargetCluster],
-                  uid: str) -> list[TargetCluster]:
-    dispenser = Dispenser.new(total, held, uid)
-    dispenser.allocate_by_weight([ClusterWeight(t.name, t.replicas) for t in weights])
-    return dispenser.result
-
-
-def _assign_tiered(state: AssignState, tiers: Mapping[str, int]) -> list[TargetCluster]:
-    """Overflow tiers: fill in tier order, empty in reverse tier order (proposal-based, see module doc)."""
-    state.build_scheduled()
-    uid = state.binding.resource.uid
-    last_tier = max(tiers.values(), default=0) + 1
-
-    def tier_of(name: str) -> int:
-        return tiers.get(name, last_tier)
-
-    order = sorted(set(tiers.values()) | {tier_of(t.name) for t in state.binding.clusters})
-    if state.mode == AssignmentMode.STEADY and state.assigned > state.binding.replicas:
-        state.phase = "scale down"
-        excess = _sum(state.binding.clusters) - state.binding.replicas
-        result = {t.name: t.replicas for t in state.binding.clusters}
-        for tier in reversed(order):
-            members = [t for t in state.binding.clusters if tier_of(t.name) == tier and t.replicas > 0]
-            held = _sum(members)
-            if excess <= 0 or held == 0:
-                continue
-            if excess >= held:
-                for t in members:
-                    result[t.name] = 0
-                excess -= held
-                continue
-            for t in _webster_fill(held - excess, members, [], uid):
-                result[t.name] = t.replicas
-            excess = 0
-        return [TargetCluster(n, r) for n, r in sorted(result.items())]
-    if state.mode == AssignmentMode.STEADY and state.assigned == state.binding.replicas:
-        return state.scheduled
-    fresh = state.mode == AssignmentMode.FRESH
-    state.phase = "fresh scale" if fresh else "scale up"
-    available = state.calculator(state.candidates, state.binding)
-    if fresh:
-        held_now = {t.name: t.replicas for t in state.scheduled}
-        available = [TargetCluster(t.name, t.replicas + held_now.get(t.name, 0)) for t in available]
-        base: dict[str, int] = {}
-    else:
-        base = {t.name: t.replicas for t in state.scheduled}
-    state.target = state.binding.replicas - (0 if fresh else state.assigned)
-    state.set_available(_by_replicas_desc(available))
-    if state.available_sum < state.target:
-        raise _capacity_error(state)
-    remaining = state.target
-    result = dict(base)
-    for tier in order:
-        if remaining <= 0:
-            break
-        members = [t for t in state.available if tier_of(t.name) == tier]
-        capacity = _sum(members)
-        if capacity == 0:
-            continue
-        if remaining >= capacity:
-            for t in members:
-                result[t.name] = result.get(t.name, 0) + t.replicas
-            remaining -= capacity
-            continue
-        current = [TargetCluster(n, r) for n, r in result.items() if tier_of(n) == tier]
-        for t in _webster_fill(remaining, members, current, uid):
-            result[t.name] = t.replicas
-        remaining = 0
-    return [TargetCluster(n, r) for n, r in sorted(result.items())]
-
-
-def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
-                    calculator: Calculator, *, tiers: Mapping[str, int] | None = None) -> list[TargetCluster]:
-    """Upstream ``AssignReplicas``: target clusters with replicas, zero-replica clusters removed.
-
-    ``calculator`` gives each candidate's available replicas (``calAvailableReplicas``); ``tiers`` maps
-    candidates to their overflow tier (0 = primary) when the placement uses overflow affinities.
-    Raises :class:`UnschedulableError` when capacity is short and :class:`AssignError` otherwise.
-    """
-    if not candidates:
-        raise AssignError("no clusters available to schedule")
-    if binding.replicas <= 0:
-        # Not a workload: every selected cluster, without replicas.
-        return [TargetCluster(c.name, 0) for c in candidates]
+def _assign_to_clusters(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                        allocatable: Mapping[str, int]) -> list[TargetCluster]:
+    """Upstream ``assignReplicasToClusters``: one strategy over ``candidates``, zero-replica clusters removed."""
     strategy = strategy_of(placement)
     if strategy is None:
         scheduling = placement.replica_scheduling
@@ -557,7 +511,7 @@ def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, pla
                           f"{placement.scheduling_type}, replicaDivisionPreference: {preference}, "
                           "please try another scheduling strategy")
     mode = AssignmentMode.FRESH if reschedule_required(binding) else AssignmentMode.STEADY
-    state = AssignState(list(candidates), binding, placement, strategy, mode, calculator)
+    state = AssignState(list(candidates), binding, placement, strategy, mode, allocatable)
     if strategy == Strategy.DUPLICATED:
         result = [TargetCluster(c.name, binding.replicas) for c in candidates]
     elif strategy == Strategy.STATIC_WEIGHT:
@@ -567,8 +521,57 @@ def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, pla
         result = dispenser.result
     else:
         try:
-            result = _assign_tiered(state, tiers) if tiers else _assign_dynamic(state)
+            result = _assign_dynamic(state)
         except UnschedulableError as err:
-            wrapped = f"{_PHASE_WRAP.get(state.phase, state.phase)}: {err.message}"
-            raise UnschedulableError(wrapped, err.detail) from err
+            raise UnschedulableError(f"{_PHASE_WRAP.get(state.phase, state.phase)}: {err.message}") from err
     return [t for t in result if t.replicas > 0]
+
+
+def _assign_tiered(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                   allocatable: Mapping[str, int], tiers: Mapping[str, int]) -> list[TargetCluster]:
+    """Upstream ``assignWorkloadReplicas`` with overflow: fill the tiers in order, every schedule.
+
+    Each tier gets ``min(replicas still to place, the tier's available replicas including what its
+    clusters hold)`` and divides it with the normal (steady or fresh) assignment over its own clusters.
+    """
+    by_tier: dict[int, list[Cluster]] = {}
+    capacity: dict[int, int] = {}
+    for cluster in candidates:
+        tier = tiers.get(cluster.name, OUTSIDE_TIERS)
+        by_tier.setdefault(tier, []).append(cluster)
+        capacity[tier] = capacity.get(tier, 0) + allocatable[cluster.name] + binding.assigned_replicas_for(cluster.name)
+    remaining = binding.replicas
+    result: list[TargetCluster] = []
+    for tier in sorted(by_tier):
+        share = min(remaining, capacity[tier])
+        # The tier's clusters keep the capacity estimated for the whole binding.
+        result.extend(_assign_to_clusters(by_tier[tier], replace(binding, replicas=share), placement, allocatable))
+        remaining -= share
+        if remaining <= 0:
+            break
+    if remaining > 0:
+        raise UnschedulableError("Clusters available replicas are not enough to schedule.")
+    return result
+
+
+#: ``getClusterOverflowOrder`` of a cluster in no tier of the term.
+OUTSIDE_TIERS: Final = 1000
+
+
+def assign_replicas(candidates: Sequence[Cluster], binding: ResourceBinding, placement: Placement,
+                    calculator: Calculator, *, tiers: Mapping[str, int] | None = None) -> list[TargetCluster]:
+    """Upstream ``AssignReplicas``: target clusters with replicas, zero-replica clusters removed.
+
+    ``calculator`` gives each candidate's available replicas (``calAvailableReplicas``); ``tiers`` maps
+    candidates to their overflow tier (0 = primary) when the term being scheduled has overflow affinities.
+    Raises :class:`UnschedulableError` when capacity is short and :class:`AssignError` otherwise.
+    """
+    if not candidates:
+        raise AssignError("no clusters available to schedule")
+    if not binding.is_workload:
+        # Not a workload (no replicas and no replicaRequirements): every selected cluster, without replicas.
+        return [TargetCluster(c.name, 0) for c in candidates]
+    allocatable = {t.name: t.replicas for t in calculator(candidates, binding)}
+    if tiers:
+        return _assign_tiered(candidates, binding, placement, allocatable, tiers)
+    return _assign_to_clusters(candidates, binding, placement, allocatable)

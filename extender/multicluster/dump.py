@@ -49,10 +49,16 @@ def _name(obj: dict[str, Any]) -> str:
 
 
 def load_clusters(path: str | Path) -> list[Cluster]:
-    """Every ``Cluster`` in a file or directory; duplicate names are an error."""
+    """Every ``Cluster`` in a file or directory; duplicate names are an error.
+
+    An empty list (what ``karmadactl get clusters -o yaml`` prints for an empty fleet) is an empty
+    fleet; objects none of which is a Cluster mean the wrong file was given.
+    """
     clusters: dict[str, Cluster] = {}
+    others = 0
     for file, obj in _objects(path):
         if obj.get("kind") != "Cluster":
+            others += 1
             continue
         try:
             cluster = parse_cluster(obj)
@@ -61,8 +67,8 @@ def load_clusters(path: str | Path) -> list[Cluster]:
         if cluster.name in clusters:
             raise DumpError(f"{file}: Cluster {cluster.name!r} appears twice")
         clusters[cluster.name] = cluster
-    if not clusters:
-        raise DumpError(f"{path}: no Cluster objects found")
+    if not clusters and others:
+        raise DumpError(f"{path}: no Cluster objects found ({others} other object(s))")
     return list(clusters.values())
 
 

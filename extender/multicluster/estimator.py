@@ -10,28 +10,30 @@ The general estimator, for one cluster:
 2. start from the allowed pods: ``pods`` allocatable - allocated - allocating (0 or less -> 0; a
    summary without ``pods`` therefore holds nothing);
 3. no ``replicaRequirements`` -> the allowed pods;
-4. with resource models (``spec.resourceModels`` and a non-empty ``allocatableModelings``; feature
-   gate CustomizedClusterResourceModeling, on by default): sum over the grades at or above the smallest
-   grade whose minimum satisfies every request of ``count x replicas-per-node`` (a node that fits none
-   counts as one), capped by the allowed pods.  A request naming a resource the models lack makes the
-   models inapplicable and falls back to step 5;
+4. with resource models (a non-empty ``allocatableModelings``; feature gate
+   CustomizedClusterResourceModeling, on by default), since v1.18 a placement simulation: each grade
+   present in both ``spec.resourceModels`` and ``allocatableModelings`` becomes ``count`` virtual nodes
+   with the grade's minimum of every resource and 110 pods, replicas go one by one onto the first node
+   they fit, and the answer is how many fit (capped by the allowed pods).  A resource the models do not
+   list counts 0 on the virtual nodes, so a request for it fits nowhere; names the scheduler does not
+   track (neither native nor extended) are ignored.  Without ``spec.resourceModels`` step 5 applies;
 5. else, per requested resource: ``(allocatable - allocated - allocating) // request`` (CPU in
    millicores, everything else in whole units rounded up, as ``Quantity.Value()``), the minimum over
-   resources and the allowed pods; a requested resource the cluster does not report holds 0.
+   resources and the allowed pods; a requested resource the cluster does not report holds 0.  The
+   subtraction is Go's ``Quantity.Sub`` on the quantities' Go forms (:mod:`.goquantity`): an
+   over-committed resource written with a fraction and a binary suffix (``3.5Gi``) can read as a large
+   positive amount, as it does in Karmada.
 
-Go arithmetic is kept where it shows: int64 products and sums wrap, and the result is truncated to
-int32.  Upstream iterates the request map in Go's random order; where that order matters (step 4,
-one resource missing from the models and another fitting no grade) we take resources in name order.
-Where upstream would index past the end of ``allocatableModelings`` (a panic), missing grades count 0.
+Sums are int64 and the result is truncated to int32, as upstream's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Final
 
-from extender.kube.quantity import milli_value, value
+from extender.cluster.resource import is_scalar_resource_name
+from extender.multicluster.goquantity import ZERO, GoQuantity, sub
 from extender.multicluster.model import INT32_MAX, Cluster, ResourceBinding, ResourceSummary, TargetCluster
 
 __all__ = ["UNAUTHENTIC_REPLICA", "cal_available_replicas", "max_available_replicas"]
@@ -41,12 +43,11 @@ UNAUTHENTIC_REPLICA: Final = -1
 
 _INT64_MAX: Final = 2**63 - 1
 _CPU: Final = "cpu"
+_MEMORY: Final = "memory"
+_EPHEMERAL_STORAGE: Final = "ephemeral-storage"
 _PODS: Final = "pods"
-
-
-def _wrap64(number: int) -> int:
-    """Go int64 wrap-around."""
-    return (number + 2**63) % 2**64 - 2**63
+#: Pods one virtual node of a resource model holds (kubelet's default ``maxPods``).
+_MAX_PODS_PER_NODE: Final = 110
 
 
 def _int32(number: int) -> int:
@@ -60,90 +61,97 @@ def _go_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-def _allowed_pods(summary: ResourceSummary) -> int:
-    def pods(resources: Mapping[str, Fraction] | None) -> int:
-        return value(resources.get(_PODS, Fraction(0))) if resources is not None else 0
+def _wrap64(number: int) -> int:
+    """Go int64 arithmetic wraps around."""
+    return (number + 2**63) % 2**64 - 2**63
 
-    allowed = pods(summary.allocatable) - pods(summary.allocated) - pods(summary.allocating)
+
+def _allowed_pods(summary: ResourceSummary) -> int:
+    def pods(resources: Mapping[str, GoQuantity] | None) -> int:
+        return resources.get(_PODS, ZERO).value() if resources is not None else 0
+
+    allowed = _wrap64(pods(summary.allocatable) - pods(summary.allocated) - pods(summary.allocating))
     # Many pending pods can make "allocating" huge: never let it go negative.
     return max(allowed, 0)
 
 
-def _by_summary(summary: ResourceSummary, request: Mapping[str, Fraction]) -> int:
+def _by_summary(summary: ResourceSummary, request: Mapping[str, GoQuantity]) -> int:
     maximum = _INT64_MAX
     for name, quantity in request.items():
-        requested = value(quantity)
+        requested = quantity.value()
         if requested <= 0:
             continue
         if summary.allocatable is None or name not in summary.allocatable:
             return 0
+        # Quantity.Sub, then Value(): a Dec far below zero reads as a large positive amount in Go.
         available = summary.allocatable[name]
         if summary.allocated is not None and name in summary.allocated:
-            available -= summary.allocated[name]
+            available = sub(available, summary.allocated[name])
         if summary.allocating is not None and name in summary.allocating:
-            available -= summary.allocating[name]
-        available_units = value(available)
+            available = sub(available, summary.allocating[name])
+        available_units = available.value()
         if available_units <= 0:
             return 0
         if name == _CPU:
-            requested = milli_value(quantity)
-            available_units = milli_value(available)
+            requested = quantity.milli_value()
+            available_units = available.milli_value()
         maximum = min(maximum, _go_div(available_units, requested))
     return maximum
 
 
-def _minimum_model_index(minimums: Sequence[Fraction], request: Fraction) -> int:
-    """The first grade whose minimum is at least the request (a pod asking 1.5 CPU needs the [2,3) grade)."""
-    for index, minimum in enumerate(minimums):
-        if minimum >= request:
-            return index
-    return -1
-
-
-def _node_replicas(index: int, request: Mapping[str, Fraction], minimums: Mapping[str, list[Fraction]]) -> int:
-    per_node = _INT64_MAX
-    for name, quantity in request.items():
-        requested = value(quantity)
-        if requested <= 0:
-            continue
-        grade_min = minimums[name][index] if index < len(minimums[name]) else Fraction(0)
-        available = value(grade_min)
+def _vector(resources: Mapping[str, GoQuantity]) -> dict[str, int]:
+    """Upstream ``util.NewResource``: CPU in millicores, memory, storage, pods and scalar resources in
+    units rounded up; any other name is not tracked."""
+    out: dict[str, int] = {}
+    for name, quantity in resources.items():
         if name == _CPU:
-            requested = milli_value(quantity)
-            available = milli_value(grade_min)
-        per_node = min(per_node, _go_div(available, requested))
-    # The smallest compliant grade is taken to fit one pod even when the integer division says 0.
-    return 1 if per_node == 0 else per_node
+            out[name] = _wrap64(out.get(name, 0) + quantity.milli_value())
+        elif name in (_MEMORY, _PODS, _EPHEMERAL_STORAGE) or is_scalar_resource_name(name):
+            out[name] = _wrap64(out.get(name, 0) + quantity.value())
+    return out
 
 
-def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str, Fraction]) -> int | None:
-    """Replicas by resource models, or ``None`` when the models do not cover a requested resource."""
-    minimums: dict[str, list[Fraction]] = {}
+def _max_divided(node: Mapping[str, int], request: Mapping[str, GoQuantity]) -> int:
+    """Upstream ``Resource.MaxDivided``: how many requests fit the node, pods included (one per replica)."""
+    fits = _INT64_MAX
+    for name, quantity in request.items():
+        if name == _CPU:
+            asked = quantity.milli_value()
+        elif name in (_MEMORY, _EPHEMERAL_STORAGE) or (name != _PODS and is_scalar_resource_name(name)):
+            asked = quantity.value()
+        else:
+            continue
+        if asked > 0:
+            fits = min(fits, _go_div(node.get(name, 0), asked))
+    return min(fits, node.get(_PODS, 0))
+
+
+def _by_models(cluster: Cluster, summary: ResourceSummary, request: Mapping[str, GoQuantity]) -> int | None:
+    """Replicas by resource models (``getMaximumReplicasBasedOnResourceModels``), ``None`` without models.
+
+    Every grade present in both ``spec.resourceModels`` and ``allocatableModelings`` becomes ``count``
+    virtual nodes holding the grade's minimum of each resource and 110 pods; replicas are placed one by
+    one on the first node they fit, so each node takes as many as fit it and the total is their sum.
+    """
+    if not cluster.resource_models:
+        return None  # buildModelNodes fails: upstream falls back to the resource summary
+    capacity: dict[int, dict[str, int]] = {}
     for model in cluster.resource_models:
-        for rng in model.ranges:
-            minimums.setdefault(rng.name, []).append(rng.min)
-    compliant = 0
-    for name in sorted(request):
-        quantity = request[name]
-        if value(quantity) <= 0:
-            continue
-        if name not in minimums:
-            return None
-        index = _minimum_model_index(minimums[name], quantity)
-        if index == -1:
-            return 0
-        compliant = max(compliant, index)
+        template = {rng.name: rng.min for rng in model.ranges}
+        template[_PODS] = GoQuantity(False, _MAX_PODS_PER_NODE, 0)
+        capacity[model.grade] = _vector(template)
+    counts: dict[int, int] = {}
+    for modeling in summary.allocatable_modelings:
+        counts[modeling.grade] = counts.get(modeling.grade, 0) + modeling.count
     total = 0
-    modelings = summary.allocatable_modelings
-    for index in range(compliant, len(cluster.resource_models)):
-        count = modelings[index].count if index < len(modelings) else 0
-        if count == 0:
-            continue
-        total = _wrap64(total + _wrap64(count * _node_replicas(index, request, minimums)))
-    return total
+    for grade in sorted(capacity):
+        nodes = counts.get(grade, 0)
+        if nodes:
+            total += nodes * _max_divided(capacity[grade], request)
+    return min(total, INT32_MAX)
 
 
-def max_available_replicas(cluster: Cluster, request: Mapping[str, Fraction] | None, *,
+def max_available_replicas(cluster: Cluster, request: Mapping[str, GoQuantity] | None, *,
                            has_requirements: bool = True, resource_modeling: bool = True) -> int:
     """The general estimator's answer for one cluster (``request`` is ``replicaRequirements.resourceRequest``).
 

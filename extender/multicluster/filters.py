@@ -9,18 +9,20 @@ Upstream: ``pkg/scheduler/framework/plugins/`` of karmada-io/karmada, one plugin
   ``placement.clusterTolerations``; a cluster already in ``spec.clusters`` passes (the taint manager,
   not the scheduler, evicts from it);
 * ``clusteraffinity``: ``placement.clusterAffinity``, or the ``clusterAffinities`` term being tried
-  (``status.schedulerObservingAffinityName``); with ``overflowAffinities`` (v1.18) a cluster passes
-  when it matches the primary group or any overflow tier;
+  (``status.schedulerObservingAffinityName``); with ``overflowAffinities`` (v1.18) a workload's cluster
+  passes when it matches the primary group or any overflow tier (a non-workload's only the primary);
 * ``spreadconstraint``: a cluster lacks the provider, region or zones spread on;
 * ``clustereviction``: the cluster is the source of a ``gracefulEvictionTasks`` entry.
 
 ``cluster_matches`` is ``pkg/util/selector.go`` ``ClusterMatches``: ``exclude`` first, then the label
-selector, the field selector (``zone`` against ``spec.zones``: In needs every zone listed, NotIn none of
+selector, the field selector (``zone`` against ``spec.zones``: In needs one zone listed, NotIn none of
 them; ``provider``/``region`` as a node-selector requirement on those fields), then ``clusterNames``.
 
-Upstream runs the filter plugins in its registry's (map) order and stops at the first rejection; here
-every plugin runs, in the order of :data:`FILTER_PLUGINS`, so a cluster reports all its reasons, and the
-first one stands for the cluster in the "0/N clusters are available" summary.
+Upstream runs the filter plugins in its registry's (map) order and stops at the first rejection, so a
+cluster failing two filters is counted under either reason from one run to the next; here every plugin
+runs, in the order of :data:`FILTER_PLUGINS` (the declaration order of ``NewInTreeRegistry``), so a
+cluster reports all its reasons, and the first one stands for the cluster in the "0/N clusters are
+available" summary (the oracle in ``tests/karmada`` fixes upstream's order to the same one).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ _FILTER_EFFECTS: Final = frozenset({EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE})
 def _match_zones(req: FieldRequirement, zones: Sequence[str]) -> bool:
     """Upstream ``matchZones``."""
     if req.operator == "In":
-        return bool(zones) and all(zone in req.values for zone in zones)
+        return any(zone in req.values for zone in zones)
     if req.operator == "NotIn":
         return not any(zone in req.values for zone in zones)
     if req.operator == "Exists":
@@ -98,7 +100,7 @@ def _match_fields(reqs: Sequence[FieldRequirement], cluster: Cluster) -> bool:
 
 def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
     """Upstream ``util.ClusterMatches``: does ``cluster`` satisfy every part of ``affinity``."""
-    if cluster.name in affinity.exclude:
+    if cluster.name in affinity.exclude or affinity.matches_nothing:
         return False
     if affinity.label_selector is not None and not affinity.label_selector.matches(cluster.labels):
         return False
@@ -129,7 +131,7 @@ def overflow_tiers(ctx: FilterContext, clusters: Sequence[Cluster]) -> dict[str,
     A cluster in several tiers belongs to the first; ``None`` when overflow is not in use.
     """
     term = active_term(ctx)
-    if term is None or not term.overflow:
+    if term is None or not term.has_overflow:
         return None
     tiers: dict[str, int] = {}
     for cluster in clusters:
@@ -191,7 +193,8 @@ class ClusterAffinityFilter:
             term = ctx.placement.term(ctx.affinity_name)
             if term is None:
                 return None
-            groups = term.tiers
+            # Overflow tiers hold compute capacity: only workloads overflow into them.
+            groups = term.tiers if ctx.binding.is_workload else (term.affinity,)
         return None if any(cluster_matches(cluster, g) for g in groups) else self.REASON
 
 

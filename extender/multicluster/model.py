@@ -14,22 +14,24 @@ Upstream shapes (karmada-io/karmada):
 Parsing is strict about types and names the offending field (``spec.replicas: expected an integer, got
 str``), and applies the defaults karmada-webhook would have applied before the scheduler sees a policy
 (``pkg/webhook/propagationpolicy/mutating.go``, ``pkg/util/helper/policy.go``): replicaSchedulingType
-``Divided``, division preference ``Weighted`` for Divided, spread constraints by ``cluster`` with
-``minGroups`` 1, and the not-ready/unreachable ``NoExecute`` tolerations.  The webhook's validation
+``Divided`` (the CRD default), division preference ``Weighted`` for Divided, and spread constraints by
+``cluster`` with ``minGroups`` 1.  Since v1.15 the webhook adds no not-ready/unreachable tolerations: a
+policy tolerates those taints only when it says so.  The webhook's validation
 (``pkg/util/validation/validation.go``) is applied too, with upstream's messages.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any, Final
 
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector
 from extender.kube.taints import Taint, TaintError, Toleration, parse_taints, parse_tolerations
+from extender.multicluster.goquantity import GoQuantity, parse_go_quantity
 
 __all__ = [
     "AGGREGATED",
@@ -80,8 +82,6 @@ ZONE_FIELD: Final = "zone"
 #: Taints the cluster controller sets on unhealthy clusters (``pkg/apis/cluster/v1alpha1/well_known_constants.go``).
 TAINT_CLUSTER_NOT_READY: Final = "cluster.karmada.io/not-ready"
 TAINT_CLUSTER_UNREACHABLE: Final = "cluster.karmada.io/unreachable"
-#: karmada-webhook's ``--default-not-ready-toleration-seconds`` / ``--default-unreachable-toleration-seconds``.
-DEFAULT_TOLERATION_SECONDS: Final = 300
 
 INT32_MAX: Final = 2**31 - 1
 INT64_MAX: Final = 2**63 - 1
@@ -139,18 +139,21 @@ def _str_list(obj: object, path: str) -> tuple[str, ...]:
     return tuple(_str(item, f"{path}[{i}]") for i, item in enumerate(_list(obj, path)))
 
 
-def _quantities(obj: object, path: str) -> dict[str, Fraction] | None:
+def _quantity(obj: object, path: str) -> GoQuantity:
+    """A quantity, checked like the API server would, kept in the form Go's ``resource.Quantity`` has."""
+    try:
+        decode_quantity(obj)
+    except QuantityError as err:
+        raise ModelError(f"{path}: {err}") from err
+    return parse_go_quantity(obj)
+
+
+def _quantities(obj: object, path: str) -> dict[str, GoQuantity] | None:
     """A ``ResourceList``; ``None`` when the field is absent (Go's nil map)."""
     if obj is None:
         return None
     raw = _map(obj, path)
-    result: dict[str, Fraction] = {}
-    for name, quantity in raw.items():
-        try:
-            result[str(name)] = decode_quantity(quantity)
-        except QuantityError as err:
-            raise ModelError(f"{path}.{name}: {err}") from err
-    return result
+    return {str(name): _quantity(quantity, f"{path}.{name}") for name, quantity in raw.items()}
 
 
 def _time(obj: object, path: str) -> datetime | None:
@@ -167,15 +170,6 @@ def _time(obj: object, path: str) -> datetime | None:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-def _selector(obj: object, path: str) -> LabelSelector | None:
-    if obj is None:
-        return None
-    try:
-        return compile_label_selector(_map(obj, path), path=path)
-    except SelectorError as err:
-        raise ModelError(str(err)) from err
-
-
 # --------------------------------------------------------------------------- Cluster
 
 
@@ -184,8 +178,8 @@ class ResourceModelRange:
     """One resource's ``[min, max)`` in a cluster resource model grade."""
 
     name: str
-    min: Fraction
-    max: Fraction
+    min: GoQuantity
+    max: GoQuantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,9 +202,9 @@ class AllocatableModeling:
 class ResourceSummary:
     """``status.resourceSummary``; a ``None`` list stands for an absent (nil) ResourceList."""
 
-    allocatable: dict[str, Fraction] | None
-    allocating: dict[str, Fraction] | None
-    allocated: dict[str, Fraction] | None
+    allocatable: dict[str, GoQuantity] | None
+    allocating: dict[str, GoQuantity] | None
+    allocated: dict[str, GoQuantity] | None
     allocatable_modelings: tuple[AllocatableModeling, ...] = ()
 
 
@@ -265,11 +259,8 @@ def parse_cluster(obj: Mapping[str, Any], *, path: str = "") -> Cluster:
         for j, raw_range in enumerate(_list(model.get("ranges"), f"{mpath}.ranges")):
             rpath = f"{mpath}.ranges[{j}]"
             rng = _map(raw_range, rpath)
-            try:
-                low = decode_quantity(rng.get("min"))
-                high = decode_quantity(rng.get("max"))
-            except QuantityError as err:
-                raise ModelError(f"{rpath}: {err}") from err
+            low = _quantity(rng.get("min"), f"{rpath}.min")
+            high = _quantity(rng.get("max"), f"{rpath}.max")
             ranges.append(ResourceModelRange(_str(rng.get("name"), f"{rpath}.name"), low, high))
         models.append(ResourceModel(_int(model.get("grade"), f"{mpath}.grade"), tuple(ranges)))
     enablements: dict[str, frozenset[str]] = {}
@@ -334,6 +325,8 @@ class ClusterAffinity:
     field_selector: tuple[FieldRequirement, ...] | None = None
     cluster_names: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: A label selector that does not compile: upstream's ClusterMatches matches no cluster.
+    matches_nothing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +336,9 @@ class ClusterAffinityTerm:
     name: str
     affinity: ClusterAffinity
     overflow: tuple[tuple[str, ClusterAffinity], ...] = ()
+    #: ``overflowAffinities`` is present, even as an empty list (Go's non-nil slice): overflow
+    #: assignment and its validation apply.
+    has_overflow: bool = False
 
     @property
     def tiers(self) -> tuple[ClusterAffinity, ...]:
@@ -385,6 +381,9 @@ class Placement:
 
     cluster_affinity: ClusterAffinity | None = None
     cluster_affinities: tuple[ClusterAffinityTerm, ...] = ()
+    #: ``clusterAffinities`` is present, even as an empty list: karmada-scheduler then takes the
+    #: affinity-terms path, which with no term schedules nothing.
+    has_cluster_affinities: bool = False
     tolerations: tuple[Toleration, ...] = ()
     spread_constraints: tuple[SpreadConstraint, ...] = ()
     replica_scheduling: ReplicaScheduling | None = None
@@ -402,7 +401,9 @@ class Placement:
         return None
 
 
-def _affinity(obj: object, path: str) -> ClusterAffinity:
+def _affinity(obj: object, path: str, *, validate: bool = True) -> ClusterAffinity:
+    """A ``ClusterAffinity``; ``validate`` applies the webhook's ``ValidateClusterAffinity`` (upstream
+    checks the placement's affinities and affinity terms, not the targets of static weights)."""
     raw = _map(obj, path)
     field_selector: tuple[FieldRequirement, ...] | None = None
     if raw.get("fieldSelector") is not None:
@@ -414,21 +415,83 @@ def _affinity(obj: object, path: str) -> ClusterAffinity:
             body = _map(expr, epath)
             key = _str(body.get("key"), f"{epath}.key")
             operator = _str(body.get("operator"), f"{epath}.operator")
-            # karmada-webhook's ValidatePolicyFieldSelector, with its messages.
-            if key not in (PROVIDER_FIELD, REGION_FIELD, ZONE_FIELD):
-                raise ModelError(f"{epath}.key: unsupported key {key!r}, must be provider, region, or zone")
-            if operator not in ("In", "NotIn"):
-                raise ModelError(f"{epath}.operator: unsupported operator {operator!r}, must be In or NotIn")
+            # karmada-webhook's ValidatePolicyFieldSelector, with its messages (Go's %q quoting).
+            if validate and key not in (PROVIDER_FIELD, REGION_FIELD, ZONE_FIELD):
+                raise ModelError(f"{fpath}: unsupported key {_go_quote(key)}, must be provider, region, or zone")
+            if validate and operator not in ("In", "NotIn"):
+                raise ModelError(f"{fpath}: unsupported operator {_go_quote(operator)}, must be In or NotIn")
             reqs.append(FieldRequirement(key, operator, _str_list(body.get("values"), f"{epath}.values")))
         field_selector = tuple(reqs)
     if raw.get("excludeClusters") is not None and raw.get("exclude") is None:
         raise ModelError(f"{path}.excludeClusters: unknown field; the JSON key of excluded clusters is 'exclude'")
+    label_selector: LabelSelector | None = None
+    never = False
+    if raw.get("labelSelector") is not None:
+        try:
+            label_selector = compile_label_selector(_map(raw.get("labelSelector"), f"{path}.labelSelector"),
+                                                    path=f"{path}.labelSelector")
+        except SelectorError:
+            # Upstream validates no label selector; ClusterMatches treats one it cannot compile as
+            # matching no cluster.
+            never = True
     return ClusterAffinity(
-        label_selector=_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
+        label_selector=label_selector,
         field_selector=field_selector,
         cluster_names=_str_list(raw.get("clusterNames"), f"{path}.clusterNames"),
         exclude=_str_list(raw.get("exclude"), f"{path}.exclude"),
+        matches_nothing=never,
     )
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``%q`` for the plain strings of error messages."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_LABEL_KEY_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_RE: Final = re.compile(_LABEL_KEY_FMT)
+_LABEL_KEY_MSG: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                         f"validation is '{_LABEL_KEY_FMT}')")
+_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1123_SUBDOMAIN_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                 "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                                 f"'example.com', regex used for validation is '{_DNS1123_SUBDOMAIN_FMT}')")
+
+
+def _label_key_errors(key: str) -> list[str]:
+    """``content.IsLabelKey`` of the apimachinery Karmada v1.18.2 builds with (v0.35.3), its messages
+    included ("bytes", every complaint about the name part)."""
+    parts = key.split("/")
+    errors: list[str] = []
+    if len(parts) > 2:
+        return [f"a valid label key {_LABEL_KEY_MSG} with an optional DNS subdomain prefix and '/' "
+                "(e.g. 'example.com/MyName')"]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            if len(prefix.encode()) > 253:
+                errors.append("prefix part must be no more than 253 bytes")
+            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+                errors.append(f"prefix part {_DNS1123_SUBDOMAIN_MSG}")
+    name = parts[-1]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name.encode()) > 63:
+        errors.append("name part must be no more than 63 bytes")
+    if not _LABEL_KEY_RE.fullmatch(name):
+        errors.append(f"name part {_LABEL_KEY_MSG}")
+    return errors
+
+
+def _label_key(name: str, path: str) -> None:
+    """Affinity names must be label keys (the webhook's check; the first complaint is raised)."""
+    for message in _label_key_errors(name):
+        raise ModelError(f"{path}: {message}")
 
 
 def _spread_constraints(obj: object, path: str) -> tuple[SpreadConstraint, ...]:
@@ -499,7 +562,8 @@ def _replica_scheduling(obj: object, path: str) -> ReplicaScheduling | None:
             ipath = f"{wpath}.staticWeightList[{i}]"
             body = _map(item, ipath)
             weight = _int(body.get("weight"), f"{ipath}.weight", low=1, high=INT64_MAX)
-            weights.append(StaticClusterWeight(_affinity(body.get("targetCluster"), f"{ipath}.targetCluster"), weight))
+            target = _affinity(body.get("targetCluster"), f"{ipath}.targetCluster", validate=False)
+            weights.append(StaticClusterWeight(target, weight))
         dynamic = _str(pref.get("dynamicWeight"), f"{wpath}.dynamicWeight")
         if dynamic and dynamic != DYNAMIC_WEIGHT_AVAILABLE_REPLICAS:
             raise ModelError(f"{wpath}.dynamicWeight: unsupported value {dynamic!r}, "
@@ -507,17 +571,7 @@ def _replica_scheduling(obj: object, path: str) -> ReplicaScheduling | None:
     return ReplicaScheduling(scheduling_type, preference, pref_raw is not None, tuple(weights), dynamic)
 
 
-def _default_tolerations(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
-    """Add the webhook's NoExecute tolerations of the not-ready and unreachable taints, unless present."""
-    added = list(tolerations)
-    for key in (TAINT_CLUSTER_NOT_READY, TAINT_CLUSTER_UNREACHABLE):
-        if not any(t.key == key and t.effect == "NoExecute" for t in tolerations):
-            added.append(Toleration(key=key, operator="Exists", effect="NoExecute",
-                                    toleration_seconds=DEFAULT_TOLERATION_SECONDS))
-    return tuple(added)
-
-
-def parse_placement(obj: object, *, path: str = "placement", defaults: bool = True) -> Placement:
+def parse_placement(obj: object, *, path: str = "placement") -> Placement:
     """Build a :class:`Placement` from its JSON shape, with webhook defaulting and validation."""
     raw = _map(obj, path)
     affinity = None
@@ -529,8 +583,7 @@ def parse_placement(obj: object, *, path: str = "placement", defaults: bool = Tr
         tpath = f"{path}.clusterAffinities[{i}]"
         body = _map(raw_term, tpath)
         name = _str(body.get("affinityName"), f"{tpath}.affinityName")
-        if not name:
-            raise ModelError(f"{tpath}.affinityName: required value")
+        _label_key(name, tpath)
         if name in names:
             raise ModelError(f"{path}.clusterAffinities: each affinity term in a policy must have a unique name")
         names.add(name)
@@ -539,26 +592,46 @@ def parse_placement(obj: object, *, path: str = "placement", defaults: bool = Tr
             opath = f"{tpath}.overflowAffinities[{j}]"
             over = _map(raw_over, opath)
             oname = _str(over.get("affinityName"), f"{opath}.affinityName")
-            if not oname:
-                raise ModelError(f"{opath}.affinityName: required value")
+            _label_key(oname, f"{opath}.affinityName")
             overflow.append((oname, _affinity(over, opath)))
-        terms.append(ClusterAffinityTerm(name, _affinity(body, tpath), tuple(overflow)))
-    if affinity is not None and terms:
-        raise ModelError(f"{path}: clusterAffinities can not co-exist with clusterAffinity")
+        terms.append(ClusterAffinityTerm(name, _affinity(body, tpath), tuple(overflow),
+                                         body.get("overflowAffinities") is not None))
+    if affinity is not None and raw.get("clusterAffinities") is not None:
+        raise ModelError(f"{path}: clusterAffinities cannot co-exist with clusterAffinity")
     try:
         tolerations = parse_tolerations(raw.get("clusterTolerations"), path=f"{path}.clusterTolerations")
     except TaintError as err:
         raise ModelError(str(err)) from err
+    for i, toleration in enumerate(tolerations):
+        if toleration.operator in ("Lt", "Gt"):  # validateClusterTolerations
+            raise ModelError(f'{path}.clusterTolerations[{i}].operator: Unsupported value: "{toleration.operator}": '
+                             'supported values: "", "Exists", "Equal"')
     scheduling = _replica_scheduling(raw.get("replicaScheduling"), f"{path}.replicaScheduling")
-    if any(t.overflow for t in terms) and not (
-        scheduling is not None and scheduling.scheduling_type == DIVIDED and scheduling.dynamic_weight
-    ):
-        raise ModelError(f"{path}.clusterAffinities: overflowAffinities can only be used with the Divided "
-                         "replica scheduling type and a dynamicWeight")
+    # ValidatePlacement / ValidateOverflowAffinities (pkg/util/validation/validation.go), with its messages.
+    overflow_allowed = scheduling is not None and scheduling.scheduling_type == DIVIDED and (
+        scheduling.division_preference == AGGREGATED
+        or (scheduling.division_preference == WEIGHTED and scheduling.weight_preference_set
+            and bool(scheduling.dynamic_weight)))
+    for i, term in enumerate(terms):
+        if not term.has_overflow:
+            continue
+        opath = f"{path}.clusterAffinities[{i}].overflowAffinities"
+        if not overflow_allowed:
+            raise ModelError(f"{opath}: overflowAffinities can only be used together with dynamic weight or "
+                             "aggregated scheduling")
+        if term.affinity == ClusterAffinity():
+            raise ModelError(f"{opath}: overflowAffinities can only be used together with the inline ClusterAffinity")
+        seen_names = {term.name}
+        for j, (oname, _aff) in enumerate(term.overflow):
+            if oname in seen_names:
+                raise ModelError(f"{opath}[{j}].affinityName: overflow affinity name must be unique and must not "
+                                 "duplicate the primary group's affinityName")
+            seen_names.add(oname)
     return Placement(
         cluster_affinity=affinity,
         cluster_affinities=tuple(terms),
-        tolerations=_default_tolerations(tolerations) if defaults else tolerations,
+        has_cluster_affinities=raw.get("clusterAffinities") is not None,
+        tolerations=tolerations,
         spread_constraints=_spread_constraints(raw.get("spreadConstraints"), f"{path}.spreadConstraints"),
         replica_scheduling=scheduling,
     )
@@ -618,7 +691,7 @@ class ResourceBinding:
     resource: ObjectReference = field(default_factory=ObjectReference)
     replicas: int = 0
     #: ``replicaRequirements.resourceRequest``; ``None`` when ``replicaRequirements`` is absent.
-    resource_request: dict[str, Fraction] | None = None
+    resource_request: dict[str, GoQuantity] | None = None
     has_replica_requirements: bool = False
     clusters: tuple[TargetCluster, ...] = ()
     placement: Placement | None = None
@@ -628,6 +701,11 @@ class ResourceBinding:
     last_scheduled_time: datetime | None = None
     name: str = ""
     namespace: str = ""
+
+    @property
+    def is_workload(self) -> bool:
+        """Upstream ``ResourceBindingSpec.IsWorkload``: replicas, or ``replicaRequirements`` even with 0 replicas."""
+        return self.replicas > 0 or self.has_replica_requirements
 
     def target_contains(self, cluster: str) -> bool:
         """Upstream ``ResourceBindingSpec.TargetContains``."""

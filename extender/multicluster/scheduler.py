@@ -9,10 +9,9 @@ Upstream: ``pkg/scheduler/core/generic_scheduler.go`` (``Schedule``), ``common.g
   the answer.
 * No feasible cluster gives upstream's ``FitError``: ``0/N clusters are available: 2 cluster(s) ...``
   (reasons counted and sorted; N counts every cluster of the snapshot, deleting ones included).
-* Select and assign errors keep upstream's wording (``failed to select clusters: ...``,
+* Select and assign errors are upstream's, word for word (``failed to select clusters: ...``,
   ``failed to assign replicas: failed to scale up: Clusters available replicas 7 are not enough to
-  schedule.``); a capacity error is led by what each cluster can hold, e.g. ``clusters can hold at most 7
-  of 10 replicas: member1 4, member2 3``.
+  schedule.``); what each cluster can hold is in ``available`` (and ``extender place``'s table).
 
 The answer carries the target clusters in upstream's order (candidates order for Duplicated and
 non-workloads, names for divided replicas), every filtered cluster with its reasons, each candidate's
@@ -96,10 +95,7 @@ def _schedule_once(clusters: Sequence[Cluster], binding: ResourceBinding, placem
     try:
         result.clusters = assign_replicas(candidates, binding, placement, calculator,
                                           tiers={c.name: tiers[c.name] for c in candidates} if tiers else None)
-    except UnschedulableError as err:
-        upstream = f"failed to assign replicas: {err.message}"
-        result.error = f"{err.detail} ({upstream})" if err.detail else upstream
-    except AssignError as err:
+    except (UnschedulableError, AssignError) as err:
         result.error = f"failed to assign replicas: {err}"
     return result
 
@@ -118,8 +114,12 @@ def schedule(clusters: Sequence[Cluster], binding: ResourceBinding, placement: P
     calc = calculator if calculator is not None else cal_available_replicas
     # Upstream keeps clusters in its informer's (random) order; names give a reproducible one.
     snapshot = sorted(clusters, key=lambda c: c.name)
-    if placement.cluster_affinity is not None or not placement.cluster_affinities:
+    if not placement.has_cluster_affinities:
         return _schedule_once(snapshot, binding, placement, "", calc)
+    if not placement.cluster_affinities:
+        # An empty clusterAffinities list: upstream's loop tries no term, reports no error and
+        # writes nothing, so the binding keeps its clusters.
+        return PlacementResult(clusters=list(binding.clusters))
     names = [term.name for term in placement.cluster_affinities]
     start = names.index(binding.observed_affinity_name) if binding.observed_affinity_name in names else 0
     first: PlacementResult | None = None

@@ -4,8 +4,7 @@ Upstream: ``pkg/scheduler/framework/plugins/clusterlocality/cluster_locality.go`
 ``clusteraffinity/cluster_affinity.go``; ``framework/runtime/framework.go`` sums plugin scores with
 weight 1 (no weights are configured), so a cluster's total is 0 or 100.  ``MaxClusterScore`` is 100.
 
-ClusterLocality gives 100 only when the binding already has a result holding replicas
-(``spec.clusters`` non-empty and summing above 0) and the cluster is in it.
+ClusterLocality gives 100 to every cluster listed in ``spec.clusters``, even one listed with 0 replicas.
 """
 
 from __future__ import annotations
@@ -38,9 +37,7 @@ class ClusterLocality:
     name: ClassVar[str] = "ClusterLocality"
 
     def score(self, binding: ResourceBinding, cluster: Cluster) -> int:
-        """100 for a cluster of a non-empty current result, else 0."""
-        if not binding.clusters or sum(t.replicas for t in binding.clusters) <= 0:
-            return MIN_CLUSTER_SCORE
+        """100 for a cluster listed in ``spec.clusters`` (whatever its replicas), else 0."""
         return MAX_CLUSTER_SCORE if binding.target_contains(cluster.name) else MIN_CLUSTER_SCORE
 
 

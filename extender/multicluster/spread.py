@@ -22,8 +22,7 @@ Upstream: ``pkg/scheduler/core/spreadconstraint/`` of karmada-io/karmada (``grou
     capacity up to the cluster ``maxGroups``.
 * Static weights ignore spread constraints; Duplicated selection ignores capacity.
 
-Where Go would divide by zero (a Duplicated group in which no cluster can hold all replicas), the group
-scores 0 here.
+A Duplicated group in which no cluster can hold all replicas scores 0, as upstream's.
 """
 
 from __future__ import annotations
@@ -139,7 +138,7 @@ def _constraint(placement: Placement, by: str) -> SpreadConstraint | None:
 def _group_score_duplicated(clusters: Sequence[ClusterDetail], binding: ResourceBinding) -> int:
     valid = [c for c in clusters if c.available >= binding.replicas]
     if not valid:
-        return 0  # upstream divides by zero here
+        return 0
     return len(valid) * _WEIGHT_UNIT + sum(c.score for c in valid) // len(valid)
 
 

@@ -1,9 +1,4 @@
-"""Replica assignment, with upstream's assignment_test.go tables ported as data.
-
-Upstream's tables were written for the division used before the Webster method (floor of the share,
-remainder by weight).  Rows whose answer Webster changes carry the Webster answer, worked out by hand in
-the comment, and the old answer after ``legacy``.
-"""
+"""Replica assignment, with upstream's (v1.18.2) assignment_test.go tables ported as data."""
 
 from __future__ import annotations
 
@@ -83,32 +78,26 @@ def test_static_weight_ignores_capacity() -> None:
     assert _assign([pods_cluster(M1, 0), pods_cluster(M2, 0)], 4, static({M1: 1, M2: 1})) == [(M1, 2), (M2, 2)]
 
 
-# Test_dynamicScale: (name, {cluster: pods}, replicas, current spec.clusters, scheduling, want or None=error).
+# Test_dynamicScale of v1.18.2's assignment_test.go: (name, {cluster: available replicas}, replicas,
+# current spec.clusters, scheduling, want or None=error).  A scale-up divides only the new replicas, by
+# available replicas and from nothing, and adds them onto the current result (MergeTargetClusters).
 DYNAMIC_SCALE_TABLE: list[tuple[str, dict[str, int], int, tuple[tuple[str, int], ...], dict[str, Any],
                                 list[tuple[str, int]] | None]] = [
     ("replica 12 -> 6, dynamic weighted 1:1:1", {M1: 1, M2: 1, M3: 1}, 6, ((M1, 2), (M2, 4), (M3, 6)), DYNAMIC,
      [(M1, 1), (M2, 2), (M3, 3)]),
-    # 12 new replicas on top of 2/4/6 with 10 free each: member1 (2 held, priority 10/5) is served
-    # first, and the held replicas count in every priority, so all end at 8 (legacy 6/8/10).
     ("replica 12 -> 24, dynamic weighted 10:10:10", {M1: 10, M2: 10, M3: 10}, 24, ((M1, 2), (M2, 4), (M3, 6)),
-     DYNAMIC, [(M1, 8), (M2, 8), (M3, 8)]),
+     DYNAMIC, [(M1, 6), (M2, 8), (M3, 10)]),
     ("replica 12 -> 24, dynamic weighted 1:1:1", {M1: 1, M2: 1, M3: 1}, 24, ((M1, 2), (M2, 4), (M3, 6)), DYNAMIC,
      None),
     ("replica 12 -> 6, aggregated 1:1:1", {M1: 1, M2: 1, M3: 1}, 6, ((M1, 4), (M2, 8)), AGGREGATED, [(M2, 6)]),
     ("replica 12 -> 8, aggregated 100:100", {M1: 100, M2: 100}, 8, ((M1, 4), (M2, 8)), AGGREGATED, [(M2, 8)]),
-    # Used clusters first (member2 6, member1 4), then member3 8: all three needed for 12 more.  Webster
-    # with 4 and 8 held: member3 takes 9 seats (8/19 < 4/9), member1 one, member3 two more (legacy 6/12/6).
     ("replica 12 -> 24, aggregated 4:6:8", {M1: 4, M2: 6, M3: 8}, 24, ((M1, 4), (M2, 8)), AGGREGATED,
-     [(M1, 5), (M2, 8), (M3, 11)]),
-    # member1 and member2 (6 free each) cover 12; member1 (4 held) catches member2 (8 held) then they
-    # alternate: 12/12 (legacy 10/14).
+     [(M1, 7), (M2, 12), (M3, 5)]),
     ("replica 12 -> 24, aggregated 6:6:20", {M1: 6, M2: 6, M3: 20}, 24, ((M1, 4), (M2, 8)), AGGREGATED,
-     [(M1, 12), (M2, 12)]),
+     [(M1, 10), (M2, 14)]),
     ("replica 12 -> 24, aggregated 1:1:1", {M1: 1, M2: 1, M3: 1}, 24, ((M1, 4), (M2, 8)), AGGREGATED, None),
-    # member2 is gone: its 8 replicas are placed again.  member1 keeps 4; 20 more over member4 12 and
-    # member3 8 fill both exactly (legacy 7/6/11).
     ("replica 12 -> 24, aggregated 4:8:12, with cluster2 disappeared and cluster4 appeared",
-     {M1: 4, M3: 8, M4: 12}, 24, ((M1, 4), (M2, 8)), AGGREGATED, [(M1, 4), (M3, 8), (M4, 12)]),
+     {M1: 4, M3: 8, M4: 12}, 24, ((M1, 4), (M2, 8)), AGGREGATED, [(M1, 7), (M3, 7), (M4, 10)]),
 ]
 
 
@@ -135,10 +124,9 @@ SCALE_UP_TABLE: list[tuple[str, dict[str, int], int, tuple[tuple[str, int], ...]
     ("replica 12, aggregated 6:8:10", {M1: 6, M2: 8, M3: 10}, 12, (), AGGREGATED, [(M2, 5), (M3, 7)]),
     ("replica 12, aggregated 12:8:10", {M1: 12, M2: 8, M3: 10}, 12, (), AGGREGATED, [(M1, 12)]),
     ("replica 12, aggregated 3:3:3", {M1: 3, M2: 3, M3: 3}, 12, (), AGGREGATED, None),
-    # member3 is gone: member1 keeps 6, the 6 others go to member2 (3 free) and member1 (3 free); with
-    # member1's 6 held counted, member2 wins all six (legacy 9/3).
+    # member3 is gone: member1 keeps 6, the 6 others are divided 3:3 from nothing and merged: 9/3.
     ("replica 12, dynamic weight 3:3, with cluster3 disappeared and cluster2 appeared", {M1: 3, M2: 3}, 12,
-     ((M1, 6), (M3, 6)), DYNAMIC, [(M1, 6), (M2, 6)]),
+     ((M1, 6), (M3, 6)), DYNAMIC, [(M1, 9), (M2, 3)]),
 ]
 
 
@@ -158,9 +146,17 @@ def test_duplicated_gives_every_candidate_all_replicas_in_candidate_order() -> N
 
 
 def test_non_workload_gets_every_candidate_with_zero_replicas() -> None:
-    got = assign_replicas([pods_cluster("cluster1", 1), pods_cluster("cluster2", 1)], binding(0),
-                          placement(DYNAMIC), cal_available_replicas)
+    got = assign_replicas([pods_cluster("cluster1", 1), pods_cluster("cluster2", 1)],
+                          binding(0, requirements=False), placement(DYNAMIC), cal_available_replicas)
     assert pairs(got) == [("cluster1", 0), ("cluster2", 0)]
+
+
+def test_zero_replicas_with_requirements_is_a_workload_placed_nowhere() -> None:
+    # IsWorkload: replicaRequirements make it a workload even at 0 replicas; every cluster gets 0 and
+    # zero-replica clusters are dropped, so the result is empty.
+    got = assign_replicas([pods_cluster("cluster1", 1), pods_cluster("cluster2", 1)],
+                          binding(0, request={"cpu": "1"}), placement(DYNAMIC), cal_available_replicas)
+    assert pairs(got) == []
 
 
 def test_no_candidates_is_an_error() -> None:
@@ -180,35 +176,34 @@ def test_unsupported_strategy_message() -> None:
         assign_replicas([pods_cluster(M1, 5)], binding(3), broken, cal_available_replicas)
 
 
-def test_capacity_error_names_what_each_cluster_can_hold() -> None:
+def test_capacity_error_is_upstreams() -> None:
     with pytest.raises(UnschedulableError) as caught:
         _assign([pods_cluster(M1, 4), pods_cluster(M2, 3)], 10, DYNAMIC)
-    assert caught.value.detail == "clusters can hold at most 7 of 10 replicas: member1 4, member2 3"
     assert caught.value.message == "failed to scale up: Clusters available replicas 7 are not enough to schedule."
 
 
-def test_capacity_error_on_scale_up_counts_what_is_placed() -> None:
+def test_capacity_error_on_scale_up_counts_the_free_replicas_only() -> None:
     with pytest.raises(UnschedulableError) as caught:
         _assign([pods_cluster(M1, 1), pods_cluster(M2, 0)], 10, DYNAMIC, ((M1, 4),))
-    assert caught.value.detail == ("clusters can hold at most 1 more of the 6 replicas still to place "
-                                   "(4 of 10 already placed): member1 1, member2 0")
+    assert caught.value.message == "failed to scale up: Clusters available replicas 1 are not enough to schedule."
 
 
 def test_steady_unchanged_replicas_keep_the_current_result() -> None:
     assert _assign([pods_cluster(M1, 0), pods_cluster(M2, 0)], 6, DYNAMIC, ((M1, 2), (M2, 4))) == [(M1, 2), (M2, 4)]
 
 
-def test_scale_down_keeps_non_candidate_clusters_as_weights() -> None:
-    # Upstream scales down by spec.clusters as a whole, a cluster that is no longer a candidate included:
-    # Webster over 3:3:4 for 4 seats gives member3 two of them.
+def test_scale_down_weights_only_clusters_still_candidates() -> None:
+    # dynamicScaleDown (v1.17+) weights the current clusters that are still candidates: member3 is no
+    # longer one, so its replicas go and 4 seats are divided 3:3 between member1 and member2.
     got = _assign([pods_cluster(M1, 0), pods_cluster(M2, 0)], 4, DYNAMIC, ((M1, 3), (M2, 3), (M3, 4)))
-    assert got == [(M1, 1), (M2, 1), (M3, 2)]
+    assert got == [(M1, 2), (M2, 2)]
 
 
 def test_failover_replaces_an_evicted_cluster() -> None:
-    # member2 was evicted (not a candidate any more): its 4 replicas are a scale-up onto the others.
+    # member2 was evicted (not a candidate any more): its 4 replicas are a scale-up, divided 10:10 from
+    # nothing (2/2) and added onto member1's 4.
     got = _assign([pods_cluster(M1, 10), pods_cluster(M3, 10)], 8, DYNAMIC, ((M1, 4), (M2, 4)))
-    assert got == [(M1, 4), (M3, 4)]
+    assert got == [(M1, 6), (M3, 2)]
 
 
 def test_fresh_reschedule_divides_everything_again() -> None:

@@ -77,10 +77,22 @@ def test_a_node_of_the_smallest_fitting_grade_holds_at_least_one() -> None:
     assert _estimate({"cpu": "4"}, pods=300, extra_spec=MODELS, modelings=MODELINGS) == 1
 
 
-def test_models_missing_a_resource_fall_back_to_the_summary() -> None:
+def test_a_resource_the_models_lack_fits_no_virtual_node() -> None:
+    # v1.18's simulation: the virtual nodes hold no GPU, so a GPU request fits nowhere (the summary's 3
+    # GPUs are not consulted once the models apply).
     got = _estimate({"cpu": "1", "nvidia.com/gpu": "1"}, pods=300,
                     allocatable={"cpu": "10", "nvidia.com/gpu": "3"}, extra_spec=MODELS, modelings=MODELINGS)
-    assert got == 3
+    assert got == 0
+
+
+def test_a_virtual_node_holds_at_most_110_pods() -> None:
+    # 4 grade-2 nodes of 4 CPU hold 4000m/10m = 400 replicas each by CPU, but 110 pods each.
+    got = _estimate({"cpu": "10m"}, pods=10_000, extra_spec=MODELS, modelings=[{"grade": 2, "count": 4}])
+    assert got == 4 * 110
+
+
+def test_modelings_without_resource_models_fall_back_to_the_summary() -> None:
+    assert _estimate({"cpu": "1"}, pods=300, allocatable={"cpu": "3"}, modelings=MODELINGS) == 3
 
 
 def test_models_are_off_without_allocatable_modelings() -> None:
@@ -89,9 +101,9 @@ def test_models_are_off_without_allocatable_modelings() -> None:
 
 def test_models_feature_gate_off_uses_the_summary() -> None:
     c = cluster("c", pods=300, allocatable={"cpu": "2", "memory": "8Gi"}, extra_spec=MODELS, modelings=MODELINGS)
-    from fractions import Fraction
+    from extender.multicluster.goquantity import parse_go_quantity
 
-    request = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
+    request = {"cpu": parse_go_quantity("500m"), "memory": parse_go_quantity("1Gi")}
     assert max_available_replicas(c, request, resource_modeling=True) == 14
     assert max_available_replicas(c, request, resource_modeling=False) == 4
 

@@ -70,10 +70,15 @@ def test_taint_toleration_untolerated() -> None:
     assert got == "cluster(s) had untolerated taint {key1=value1:NoSchedule}"
 
 
-def test_taint_toleration_ignores_prefer_no_schedule_and_defaults_not_ready_no_execute() -> None:
+def test_taint_toleration_ignores_prefer_no_schedule_and_tolerates_not_ready_only_when_told() -> None:
+    # Since v1.15 karmada-webhook adds no default not-ready/unreachable tolerations.
     soft = {"key": "k", "effect": "PreferNoSchedule"}
     not_ready = {"key": "cluster.karmada.io/not-ready", "effect": "NoExecute"}
-    assert TaintToleration().filter(_ctx(), cluster("c", taints=[soft, not_ready])) is None
+    assert TaintToleration().filter(_ctx(), cluster("c", taints=[soft])) is None
+    assert TaintToleration().filter(_ctx(), cluster("c", taints=[soft, not_ready])) == (
+        "cluster(s) had untolerated taint {cluster.karmada.io/not-ready:NoExecute}")
+    tolerant = _ctx({"clusterTolerations": [{"key": "cluster.karmada.io/not-ready", "operator": "Exists"}]})
+    assert TaintToleration().filter(tolerant, cluster("c", taints=[soft, not_ready])) is None
     no_schedule = {"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}
     assert TaintToleration().filter(_ctx(), cluster("c", taints=[no_schedule])) == (
         "cluster(s) had untolerated taint {cluster.karmada.io/not-ready:NoSchedule}")
@@ -155,8 +160,10 @@ MATCH_TABLE: list[tuple[str, dict[str, Any], dict[str, Any], bool]] = [
         {"key": "provider", "operator": "NotIn", "values": ["aws"]}]}}, {}, True),
     ("region In without region", {"fieldSelector": {"matchExpressions": [
         {"key": "region", "operator": "In", "values": ["eu"]}]}}, {}, False),
-    ("zone In needs every zone listed", {"fieldSelector": {"matchExpressions": [
-        {"key": "zone", "operator": "In", "values": ["z1"]}]}}, {"zones": ["z1", "z2"]}, False),
+    ("zone In needs one zone listed", {"fieldSelector": {"matchExpressions": [
+        {"key": "zone", "operator": "In", "values": ["z1"]}]}}, {"zones": ["z1", "z2"]}, True),
+    ("zone In none listed", {"fieldSelector": {"matchExpressions": [
+        {"key": "zone", "operator": "In", "values": ["z3"]}]}}, {"zones": ["z1", "z2"]}, False),
     ("zone In all listed", {"fieldSelector": {"matchExpressions": [
         {"key": "zone", "operator": "In", "values": ["z1", "z2", "z3"]}]}}, {"zones": ["z1", "z2"]}, True),
     ("zone In with no zones", {"fieldSelector": {"matchExpressions": [

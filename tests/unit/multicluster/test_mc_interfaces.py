@@ -56,7 +56,8 @@ def test_place_example_scale_up() -> None:
                              str(EXAMPLES / "binding-scaled.yaml"), "--policy", str(EXAMPLES / "policy.yaml"),
                              "-o", "json")
     assert code == 0
-    assert orjson.loads(out)["clusters"] == [{"name": "member3", "replicas": 15}, {"name": "member5", "replicas": 5}]
+    # 8 kept on member3 and member5, 12 more divided 48:14 from nothing (9/3) and added (Karmada v1.18.2).
+    assert orjson.loads(out)["clusters"] == [{"name": "member3", "replicas": 13}, {"name": "member5", "replicas": 7}]
 
 
 def test_place_unschedulable_exits_1(tmp_path: Path) -> None:
@@ -65,7 +66,9 @@ def test_place_unschedulable_exits_1(tmp_path: Path) -> None:
         "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}})))
     code, out, _err = _place("--clusters", str(tmp_path / "c.yaml"), "--binding", str(tmp_path / "rb.yaml"))
     assert code == 1
-    assert out.startswith("not scheduled: clusters can hold at most 2 of 5 replicas: member1 2")
+    assert out.startswith("not scheduled: failed to assign replicas: failed to scale up: Clusters available "
+                          "replicas 2 are not enough to schedule.")
+    assert "member1                  score   0  available      2  selected yes" in out
 
 
 def test_place_bad_input_exits_2(tmp_path: Path) -> None:
@@ -90,8 +93,19 @@ def test_dump_errors(tmp_path: Path) -> None:
     with pytest.raises(DumpError, match="expected exactly one PropagationPolicy, found 0"):
         load_placement(tmp_path / "two.yaml")
     (tmp_path / "nocluster.yaml").write_text(yaml.safe_dump(binding_obj(1)))
-    with pytest.raises(DumpError, match="no Cluster objects found"):
+    with pytest.raises(DumpError, match=r"no Cluster objects found \(1 other object\(s\)\)"):
         load_clusters(tmp_path / "nocluster.yaml")
+
+
+def test_an_empty_cluster_list_is_an_empty_fleet(tmp_path: Path) -> None:
+    # karmadactl prints an empty List for a Karmada without members; Karmada then answers with its
+    # FitError for no cluster at all.
+    (tmp_path / "none.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": []}))
+    (tmp_path / "rb.yaml").write_text(yaml.safe_dump(binding_obj(2, placement={})))
+    assert load_clusters(tmp_path / "none.yaml") == []
+    code, out, _err = _place("--clusters", str(tmp_path / "none.yaml"), "--binding", str(tmp_path / "rb.yaml"))
+    assert code == 1
+    assert out.startswith("not scheduled: 0/0 clusters are available: no cluster exists.")
 
 
 def test_dump_reads_directories_and_lists(tmp_path: Path) -> None:
@@ -138,7 +152,8 @@ def test_route_unschedulable_is_200_with_error() -> None:
             "clusters": [cluster_obj("x", pods=3)]}
     response = _client().post("/multicluster/schedule", json=body)
     assert response.status_code == 200
-    assert response.json()["error"].startswith("clusters can hold at most 3 of 40 replicas: x 3")
+    assert response.json()["error"] == ("failed to assign replicas: failed to scale up: Clusters available replicas "
+                                        "3 are not enough to schedule.")
 
 
 @pytest.mark.parametrize(("body", "message"), [

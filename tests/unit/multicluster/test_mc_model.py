@@ -32,11 +32,11 @@ def test_spread_constraint_defaults() -> None:
     assert (pl.spread_constraints[0].spread_by_field, pl.spread_constraints[0].min_groups) == ("cluster", 1)
 
 
-def test_default_not_ready_and_unreachable_tolerations() -> None:
+def test_no_default_tolerations() -> None:
+    # karmada-webhook stopped adding not-ready/unreachable NoExecute tolerations in v1.15.
     pl = parse_placement({"clusterTolerations": [{"key": "x", "operator": "Exists"}]})
-    keys = [(t.key, t.effect, t.toleration_seconds) for t in pl.tolerations]
-    assert keys == [("x", "", None), ("cluster.karmada.io/not-ready", "NoExecute", 300),
-                    ("cluster.karmada.io/unreachable", "NoExecute", 300)]
+    assert [(t.key, t.effect, t.toleration_seconds) for t in pl.tolerations] == [("x", "", None)]
+    assert parse_placement({}).tolerations == ()
 
 
 BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
@@ -52,25 +52,43 @@ BAD_PLACEMENTS: list[tuple[dict[str, Any], str]] = [
      "multiple cluster spread constraints are not allowed"),
     ({"spreadConstraints": [{"spreadByField": "rack"}]}, "spreadByField: unsupported value 'rack'"),
     ({"clusterAffinity": {"fieldSelector": {"matchExpressions": [{"key": "name", "operator": "In", "values": ["a"]}]}}},
-     "unsupported key 'name', must be provider, region, or zone"),
+     'placement.clusterAffinity.fieldSelector: unsupported key "name", must be provider, region, or zone'),
     ({"clusterAffinity": {"fieldSelector": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}},
-     "unsupported operator 'Exists', must be In or NotIn"),
+     'unsupported operator "Exists", must be In or NotIn'),
     ({"clusterAffinity": {"excludeClusters": ["a"]}}, "the JSON key of excluded clusters is 'exclude'"),
     ({"clusterAffinity": {}, "clusterAffinities": [{"affinityName": "a"}]},
-     "clusterAffinities can not co-exist with clusterAffinity"),
+     "placement: clusterAffinities cannot co-exist with clusterAffinity"),
+    ({"clusterAffinities": [{"affinityName": ""}]}, "placement.clusterAffinities[0]: name part must be non-empty"),
+    # Karmada v1.18.2 builds with apimachinery v0.35.3, whose content.IsLabelKey counts bytes.
+    ({"clusterAffinities": [{"affinityName": "x" * 64}]},
+     "placement.clusterAffinities[0]: name part must be no more than 63 bytes"),
+    ({"clusterAffinities": [{"affinityName": "/a"}]}, "placement.clusterAffinities[0]: prefix part must be non-empty"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "not a key"}]}],
+      "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
+     "placement.clusterAffinities[0].overflowAffinities[0].affinityName: name part must consist of"),
+    ({"clusterTolerations": [{"key": "a", "operator": "Lt", "value": "3"}]},
+     'placement.clusterTolerations[0].operator: Unsupported value: "Lt": supported values: "", "Exists", "Equal"'),
     ({"clusterAffinities": [{"affinityName": "a"}, {"affinityName": "a"}]},
      "each affinity term in a policy must have a unique name"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "b"}]}],
+      "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}},
+     "placement.clusterAffinities[0].overflowAffinities: overflowAffinities can only be used together with dynamic "
+     "weight or aggregated scheduling"),
     ({"clusterAffinities": [{"affinityName": "a", "overflowAffinities": [{"affinityName": "b"}]}],
       "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
-     "overflowAffinities can only be used with the Divided replica scheduling type and a dynamicWeight"),
+     "overflowAffinities can only be used together with the inline ClusterAffinity"),
+    ({"clusterAffinities": [{"affinityName": "a", "clusterNames": ["m1"],
+                             "overflowAffinities": [{"affinityName": "a"}]}],
+      "replicaScheduling": {"replicaDivisionPreference": "Aggregated"}},
+     "overflowAffinities[0].affinityName: overflow affinity name must be unique"),
     ({"replicaScheduling": {"replicaSchedulingType": "Spread"}},
      "placement.replicaScheduling.replicaSchedulingType: unsupported value 'Spread'"),
     ({"replicaScheduling": {"weightPreference": {"dynamicWeight": "Pods"}}},
      "placement.replicaScheduling.weightPreference.dynamicWeight: unsupported value 'Pods'"),
     ({"replicaScheduling": {"weightPreference": {"staticWeightList": [{"targetCluster": {}, "weight": 0}]}}},
      "placement.replicaScheduling.weightPreference.staticWeightList[0].weight: 0 is out of range"),
-    ({"clusterAffinity": {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}},
-     "placement.clusterAffinity.labelSelector.matchExpressions[0].operator"),
     ({"clusterTolerations": [{"key": "a", "operator": "Maybe"}]}, "placement.clusterTolerations[0].operator"),
     ({"clusterAffinity": {"clusterNames": "member1"}},
      "placement.clusterAffinity.clusterNames: expected a list, got str"),
@@ -82,6 +100,26 @@ def test_invalid_placements_name_the_field(raw: dict[str, Any], message: str) ->
     with pytest.raises(ModelError, match=None) as caught:
         parse_placement(raw)
     assert message in str(caught.value)
+
+
+def test_a_label_selector_that_does_not_compile_matches_no_cluster() -> None:
+    # The webhook does not validate label selectors; util.ClusterMatches returns false on one it cannot
+    # compile, so the policy is accepted and places nothing by it.
+    from extender.multicluster.filters import cluster_matches
+
+    near = {"matchExpressions": [{"key": "a", "operator": "Near"}]}
+    pl = parse_placement({"clusterAffinity": {"labelSelector": near}})
+    assert pl.cluster_affinity is not None and pl.cluster_affinity.matches_nothing
+    assert not cluster_matches(parse_cluster(cluster_obj("m1", labels={"a": "b"})), pl.cluster_affinity)
+
+
+def test_static_weight_targets_are_not_validated() -> None:
+    # ValidatePlacement checks the placement's affinities only; a static weight target with another
+    # field key is accepted and simply matches no cluster field.
+    pl = parse_placement({"replicaScheduling": {"replicaSchedulingType": "Divided", "weightPreference": {
+        "staticWeightList": [{"targetCluster": {"fieldSelector": {"matchExpressions": [
+            {"key": "name", "operator": "In", "values": ["m1"]}]}}, "weight": 2}]}}})
+    assert pl.replica_scheduling is not None and len(pl.replica_scheduling.static_weights) == 1
 
 
 def test_cluster_parsing() -> None:

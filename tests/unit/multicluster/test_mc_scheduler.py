@@ -38,8 +38,9 @@ def test_no_cluster_at_all() -> None:
 def test_capacity_error_message() -> None:
     clusters = [cluster("member1", pods=4), cluster("member2", pods=3)]
     result = schedule(clusters, binding(10), _placement(replicaScheduling=DYNAMIC))
-    assert result.error == ("clusters can hold at most 7 of 10 replicas: member1 4, member2 3 (failed to assign "
-                            "replicas: failed to scale up: Clusters available replicas 7 are not enough to schedule.)")
+    assert result.error == ("failed to assign replicas: failed to scale up: Clusters available replicas 7 are not "
+                            "enough to schedule.")
+    assert result.available == {"member1": 4, "member2": 3}
     assert result.as_dict() == {"clusters": [], "filtered": {}, "error": result.error}
 
 
@@ -100,7 +101,8 @@ def test_cluster_affinities_start_from_the_observed_term_and_report_the_first_er
     started_at_two = schedule(clusters, binding(5, observed_affinity="two"), pl)
     assert not started_at_two.ok
     assert started_at_two.affinity_name == "two"
-    assert "clusters can hold at most 1 of 5 replicas: b 1" in started_at_two.error
+    assert started_at_two.error == ("failed to assign replicas: failed to scale up: Clusters available replicas 1 "
+                                    "are not enough to schedule.")
     assert schedule(clusters, binding(5), pl).affinity_name == "one"
 
 
@@ -119,11 +121,13 @@ def test_overflow_fills_the_primary_tier_first() -> None:
     assert result.tiers == {"a": 0, "b": 1, "c": 1}
 
 
-def test_overflow_scale_down_empties_the_last_tier_first() -> None:
+def test_overflow_refills_the_tiers_in_order_on_every_schedule() -> None:
+    # assignWorkloadReplicas: each tier gets min(still to place, its capacity including what it holds);
+    # a holds 3 and has 3 free, so it alone takes all 4 and the overflow tier is emptied.
     clusters = [cluster("a", pods=3), cluster("b", pods=10), cluster("c", pods=10)]
     current = [("a", 3), ("b", 3), ("c", 2)]
     result = schedule(clusters, binding(4, clusters=current), _placement(**OVERFLOW))
-    assert pairs(result.clusters) == [("a", 3), ("b", 1)]
+    assert pairs(result.clusters) == [("a", 4)]
     result = schedule(clusters, binding(2, clusters=current), _placement(**OVERFLOW))
     assert pairs(result.clusters) == [("a", 2)]
 
@@ -131,7 +135,7 @@ def test_overflow_scale_down_empties_the_last_tier_first() -> None:
 def test_overflow_beyond_every_tier_is_unschedulable() -> None:
     clusters = [cluster("a", pods=3), cluster("b", pods=1), cluster("c", pods=1)]
     result = schedule(clusters, binding(9), _placement(**OVERFLOW))
-    assert result.error.startswith("clusters can hold at most 5 of 9 replicas")
+    assert result.error == "failed to assign replicas: Clusters available replicas are not enough to schedule."
 
 
 def test_failover_moves_replicas_off_an_evicted_cluster() -> None:
@@ -157,3 +161,24 @@ def test_custom_calculator() -> None:
     result = schedule([cluster("a"), cluster("b")], binding(4), _placement(replicaScheduling=AGGREGATED),
                       calculator=fixed_capacity({"a": 1, "b": 9}))
     assert pairs(result.clusters) == [("b", 4)]
+
+
+def test_an_empty_cluster_affinities_list_schedules_nothing() -> None:
+    # clusterAffinities: [] takes upstream's affinity-terms path, which tries no term, reports no error
+    # and writes nothing: the binding keeps its clusters.
+    result = schedule([cluster("a"), cluster("b")], binding(4, clusters=[("a", 4)]),
+                      _placement(clusterAffinities=[], replicaScheduling=DYNAMIC))
+    assert result.ok
+    assert pairs(result.clusters) == [("a", 4)]
+
+
+def test_an_empty_overflow_list_still_assigns_by_tiers() -> None:
+    # overflowAffinities: [] is a non-nil slice in Go: enableOverflow holds, so the shortfall is the
+    # overflow assignment's error, not the scale-up's.
+    pl = _placement(clusterAffinities=[{"affinityName": "t", "clusterNames": ["a"], "overflowAffinities": []}],
+                    replicaScheduling=DYNAMIC)
+    result = schedule([cluster("a", pods=3)], binding(5), pl)
+    assert result.error == "failed to assign replicas: Clusters available replicas are not enough to schedule."
+    plain = _placement(clusterAffinities=[{"affinityName": "t", "clusterNames": ["a"]}], replicaScheduling=DYNAMIC)
+    assert schedule([cluster("a", pods=3)], binding(5), plain).error == (
+        "failed to assign replicas: failed to scale up: Clusters available replicas 3 are not enough to schedule.")
