@@ -133,7 +133,8 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,
-                                                 latency=metrics.multicluster_latency), tags=["multicluster"])
+                                                 latency=metrics.multicluster_latency, runner=engine),
+                       tags=["multicluster"])
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, with the request models' nested definitions moved into components.

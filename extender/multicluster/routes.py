@@ -11,17 +11,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, ValidationError
 
-from extender.api.http import DEFAULT_MAX_BODY_BYTES, HTTPProblem, JSONResponse, read_json
+from extender.api.http import DEFAULT_MAX_BODY_BYTES, HTTPProblem, JSONResponse, decode_json, read_body
 from extender.multicluster.model import Cluster, ModelError, parse_binding, parse_cluster, parse_placement_source
 from extender.multicluster.scheduler import schedule
 
 __all__ = ["ScheduleRequest", "ScheduleResponse", "TargetClusterModel", "build_multicluster_router"]
+
+T = TypeVar("T")
+
+
+class WorkRunner(Protocol):
+    """Where the decoding and the placement run, off the event loop (the service's engine thread): it raises
+    an exception with a ``retry_after`` attribute (seconds) when it is saturated."""
+
+    async def request(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+
+class _Inline:
+    async def request(self, fn: Callable[..., T], *args: Any) -> T:
+        return fn(*args)
 
 
 class ScheduleRequest(BaseModel):
@@ -62,14 +76,17 @@ def _validation_message(err: ValidationError) -> str:
 
 def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]], *,
                               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-                              requests: Any | None = None, latency: Any | None = None) -> APIRouter:
+                              requests: Any | None = None, latency: Any | None = None,
+                              runner: WorkRunner | None = None) -> APIRouter:
     """The router serving ``POST /multicluster/schedule``.
 
     ``clusters_provider`` returns the member clusters used when a request sends none.  Optional
     Prometheus metrics: ``requests``, a Counter labelled by ``outcome`` (scheduled, unschedulable,
-    bad_request), and ``latency``, an unlabelled Histogram of seconds per request.
+    bad_request, overloaded), and ``latency``, an unlabelled Histogram of seconds per request. Decoding
+    and placement run on ``runner`` (inline when none is given), so a large fleet never stalls the loop.
     """
     router = APIRouter()
+    work: WorkRunner = runner or _Inline()
     schema_ref = "#/components/schemas/{model}"
     body_doc = {"requestBody": {"required": True, "content": {"application/json": {
         "schema": ScheduleRequest.model_json_schema(ref_template=schema_ref)}}}}
@@ -80,11 +97,10 @@ def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]]
         if latency is not None:
             latency.observe(time.perf_counter() - started)
 
-    async def schedule_route(request: Request) -> Response:
-        started = time.perf_counter()
+    def place(body: bytes) -> tuple[str, Response]:
+        """Decode, validate and place: the outcome label and the answer."""
         try:
-            body = await read_json(request, max_body_bytes)
-            parsed = ScheduleRequest.model_validate(body)
+            parsed = ScheduleRequest.model_validate(decode_json(body))
             binding = parse_binding(parsed.binding, path="binding")
             placement = parse_placement_source(parsed.policy, path="policy") if parsed.policy is not None else None
             if parsed.clusters is not None:
@@ -93,17 +109,32 @@ def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]]
             else:
                 clusters = clusters_provider()
         except HTTPProblem as err:
+            return "bad_request", _problem(err.status, err.message)
+        except ValidationError as err:
+            return "bad_request", _problem(400, _validation_message(err))
+        except ModelError as err:
+            return "bad_request", _problem(400, str(err))
+        result = schedule(clusters, binding, placement)
+        return ("scheduled" if result.ok else "unschedulable"), JSONResponse(result.as_dict())
+
+    async def schedule_route(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            body = await read_body(request, max_body_bytes)
+            outcome, answer = await work.request(place, body)
+        except HTTPProblem as err:
             count("bad_request", started)
             return _problem(err.status, err.message)
-        except ValidationError as err:
-            count("bad_request", started)
-            return _problem(400, _validation_message(err))
-        except ModelError as err:
-            count("bad_request", started)
-            return _problem(400, str(err))
-        result = schedule(clusters, binding, placement)
-        count("scheduled" if result.ok else "unschedulable", started)
-        return JSONResponse(result.as_dict())
+        except Exception as err:
+            retry_after = getattr(err, "retry_after", None)
+            if retry_after is None:
+                raise
+            count("overloaded", started)
+            answer = _problem(503, str(err))
+            answer.headers["Retry-After"] = str(retry_after)
+            return answer
+        count(outcome, started)
+        return answer
 
     router.add_api_route(
         "/multicluster/schedule", schedule_route, methods=["POST"],

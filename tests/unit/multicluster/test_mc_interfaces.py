@@ -185,3 +185,44 @@ def test_route_is_documented_in_openapi() -> None:
     operation = schema["paths"]["/multicluster/schedule"]["post"]
     assert "binding" in operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
     assert "ScheduleResponse" in schema["components"]["schemas"]
+
+
+def test_route_places_on_the_runner_and_answers_503_when_it_is_saturated() -> None:
+    """Placement runs on the service's engine thread (never on the event loop); a saturated engine is a 503
+    with Retry-After, counted as overloaded, and the body is never placed."""
+    import threading
+
+    from extender.cluster.engine_thread import EngineThread, Overloaded
+
+    ran_on: list[str] = []
+
+    class Recording:
+        async def request(self, fn: Any, *args: Any) -> Any:
+            ran_on.append(threading.current_thread().name)
+            return fn(*args)
+
+    body = {"binding": _example("binding.yaml"), "policy": _example("policy.yaml")}
+    assert _client(runner=Recording()).post("/multicluster/schedule", json=body).status_code == 200
+    assert len(ran_on) == 1
+
+    class Saturated:
+        async def request(self, fn: Any, *args: Any) -> Any:
+            raise Overloaded("the extender is saturated", retry_after=2)
+
+    registry = CollectorRegistry()
+    requests = Counter("mc_requests", "requests", ["outcome"], registry=registry)
+    response = _client(runner=Saturated(), requests=requests).post("/multicluster/schedule", json=body)
+    assert response.status_code == 503 and response.headers["Retry-After"] == "2"
+    assert response.json()["error"] == "the extender is saturated"
+    assert registry.get_sample_value("mc_requests_total", {"outcome": "overloaded"}) == 1
+
+    engine = EngineThread()
+    engine.start()
+    try:
+        response = _client(runner=engine).post("/multicluster/schedule", json=body)
+        assert response.status_code == 200 and response.json()["clusters"]
+        # A body that is not JSON is still a 400 naming the problem when decoded on the engine.
+        bad = _client(runner=engine).post("/multicluster/schedule", content=b"{nope")
+        assert bad.status_code == 400 and "invalid JSON" in bad.json()["error"]
+    finally:
+        engine.stop()
