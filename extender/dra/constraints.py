@@ -14,23 +14,33 @@ from extender.dra.records import Attribute, DeviceRecord
 __all__ = ["Constraint", "DistinctAttribute", "MatchAttribute", "lookup_attribute"]
 
 
-class MatchAttribute:
-    """All devices of the named requests share one value of the attribute."""
+class _AttributeConstraint:
+    """What both constraints share: the requests they name (all when none) and the attribute."""
 
-    __slots__ = ("attribute", "first", "num_devices", "requests")
+    __slots__ = ("attribute", "num_devices", "requests")
 
     def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
         self.requests = frozenset(requests)
         self.attribute = attribute
-        self.first: Attribute | None = None
         self.num_devices = 0
 
     def applies(self, request: str, sub_request: str) -> bool:
+        """Whether a device for this request (or its subrequest, named "request/sub") is constrained."""
         if not self.requests:
             return True
         if not sub_request:
             return request in self.requests
         return request in self.requests or f"{request}/{sub_request}" in self.requests
+
+
+class MatchAttribute(_AttributeConstraint):
+    """All devices of the named requests share one value of the attribute."""
+
+    __slots__ = ("first",)
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.first: Attribute | None = None
 
     def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
         if not self.applies(request, sub_request):
@@ -52,27 +62,18 @@ class MatchAttribute:
             self.num_devices -= 1
 
 
-class DistinctAttribute:
+class DistinctAttribute(_AttributeConstraint):
     """No two devices of the named requests share a value of the attribute.
 
     Like upstream, the values are remembered per request name, so a later device of the same request
     replaces the value remembered for the earlier one.
     """
 
-    __slots__ = ("attribute", "num_devices", "requests", "values")
+    __slots__ = ("values",)
 
     def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        self.requests = frozenset(requests)
-        self.attribute = attribute
+        super().__init__(requests, attribute)
         self.values: dict[str, Attribute] = {}
-        self.num_devices = 0
-
-    def applies(self, request: str, sub_request: str) -> bool:
-        if not self.requests:
-            return True
-        if not sub_request:
-            return request in self.requests
-        return request in self.requests or f"{request}/{sub_request}" in self.requests
 
     def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
         if not self.applies(request, sub_request):
