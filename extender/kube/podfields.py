@@ -11,9 +11,9 @@ KEPT_METADATA = ("name", "namespace", "uid", "labels", "ownerReferences", "delet
                  "creationTimestamp")
 KEPT_SPEC = ("nodeName", "affinity", "priority", "priorityClassName", "preemptionPolicy", "schedulerName",
              "tolerations", "topologySpreadConstraints", "nodeSelector", "overhead", "resources", "hostNetwork",
-             "volumes")
-KEPT_CONTAINER = ("name", "image", "resources", "ports", "restartPolicy")
-KEPT_STATUS = ("phase", "startTime", "conditions")
+             "volumes", "resourceClaims", "hostUsers")
+KEPT_CONTAINER = ("name", "image", "resources", "ports", "restartPolicy", "restartPolicyRules")
+KEPT_STATUS = ("phase", "startTime", "conditions", "resourceClaimStatuses", "extendedResourceClaimStatus")
 KEPT_STATUS_CONTAINER = ("name", "allocatedResources", "resources")
 # Volume sources no plugin reads (they never limit placement); PVCs, ephemeral and disk volumes are kept.
 UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})

@@ -36,7 +36,8 @@ ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def pins(lock: Path) -> dict[str, tuple[Version, str | None, list[str]]]:
-    """name -> (version, marker, hashes) of a lock file."""
+    """name -> (version, marker, hashes) of a lock file. A package pinned twice under exclusive markers (one
+    version for Python < 3.12, another for later ones) is given by the pin that applies to this interpreter."""
     text = lock.read_text()
     out: dict[str, tuple[Version, str | None, list[str]]] = {}
     for block in re.split(r"\n(?=[A-Za-z0-9])", text):
@@ -47,7 +48,9 @@ def pins(lock: Path) -> dict[str, tuple[Version, str | None, list[str]]]:
         name, sep, version = requirement.strip().partition("==")
         assert sep, f"{lock.name}: not an exact pin: {head!r}"
         hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
-        out[canonicalize_name(name)] = (Version(version), marker.strip() or None, hashes)
+        key, pin = canonicalize_name(name), (Version(version), marker.strip() or None, hashes)
+        if key not in out or not _applies(out[key][1]):
+            out[key] = pin
     return out
 
 

@@ -271,3 +271,22 @@ def test_malformed_claim_lists_are_no_crash() -> None:
     pod["spec"]["resourceClaims"] = "gpu"
     out = explain_objects(cluster(), pod, None)
     assert out["error"] is None and out["prefilter"][NAME]["code"] == "Skip"
+
+
+def test_a_pending_pod_explained_from_the_cache_keeps_its_claims() -> None:
+    """The cache keeps only the fields the scheduler reads: a pod's resourceClaims and its claim statuses are
+    among them, so explaining a pending pod by name (the live cache, a dump) judges its claims."""
+    from extender.engine.explain import explain_cached
+
+    pending = pod_with_claims({"name": "c", "resourceClaimName": "c1"}, name="waits", uid="uw")
+    pending["spec"]["hostUsers"] = False  # read by NodeDeclaredFeatures, kept too
+    cache = ClusterCache()
+    cache.load(cluster(claim("c1", [exact_request()], allocated_on="n2", devices=["gpu-0"]), pending))
+    framework = Framework(build_profile(None))
+    out = explain_cached({framework.name: framework}, framework.name, cache, "default", "waits")
+    kept = cache.find_pod("default", "waits")
+    assert kept is not None and kept.raw["spec"]["resourceClaims"] == pending["spec"]["resourceClaims"]
+    assert kept.raw["spec"]["hostUsers"] is False
+    # c1 is allocated on n2: the pod can only go there.
+    assert [n for n, e in out["nodes"].items() if e["feasible"]] == ["n2"]
+    assert NAME in out["nodes"]["n1"]["filters"]
