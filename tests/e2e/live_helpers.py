@@ -42,6 +42,7 @@ from controlplane import REPO, ControlPlane, KubeClient, ManagedProcess, Obj, fr
 from prometheus_client.parser import text_string_to_metric_families
 
 from extender.cluster.cache import ClusterCache, object_key
+from extender.cluster.dra_objects import DRA_KINDS
 from extender.cluster.live import WATCHED_KINDS, LiveSource
 from extender.cluster.reflector import Backoff
 from extender.kubeapi import config as kubeconfig_module
@@ -174,7 +175,8 @@ class ClusterView:
         view.requested = {n: requested.get(n, (0, 0)) for n in set(per_node) | set(view.nodes)}
         for kind in OBJECT_KINDS:
             items = kube.get(RESOURCES[kind].path).get("items") or []
-            view.objects[kind] = {object_key(obj, kind): _rv(obj) for obj in items}
+            # DRA objects are kept as records without their resourceVersion: compared by key only.
+            view.objects[kind] = {object_key(obj, kind): "" if kind in DRA_KINDS else _rv(obj) for obj in items}
         return view
 
     @classmethod
@@ -202,7 +204,10 @@ class ClusterView:
             view.requested[name] = (info.requested.milli_cpu, info.requested.memory)
         snapshot = cache.snapshot()
         for kind in OBJECT_KINDS:
-            view.objects[kind] = {key: _rv(obj) for key, obj in (snapshot.objects.get(kind) or {}).items()}
+            if kind in DRA_KINDS:
+                view.objects[kind] = dict.fromkeys(cache.keys(kind), "")
+            else:
+                view.objects[kind] = {key: _rv(obj) for key, obj in (snapshot.objects.get(kind) or {}).items()}
         return view
 
     def counts(self) -> dict[str, int]:
