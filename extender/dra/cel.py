@@ -58,6 +58,15 @@ _DEVICE_FIELD = re.compile(r"\bdevice\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 _DEVICE_FIELDS: Final = frozenset({"driver", "allowMultipleAllocations", "attributes", "capacity"})
 #: ``.matches("re")``, ``.find("re")``, ``.findAll("re"...)`` with a literal pattern (checked when compiling).
 _REGEX_CALL = re.compile(r"""\b(matches|find|findAll)\s*\(\s*(?:[^,()]*?,\s*)?([rR]?("[^"\n]*"|'[^'\n]*'))""")
+# A type conversion of one literal (not a member call): string, bytes, number, bool or null.
+_CONVERSION_CALL = re.compile(
+    r"(?<![\w.])(int|uint|double|bool|string|bytes|duration|timestamp)\s*\(\s*"
+    r"""((?:[rR]|[bB][rR]?|[rR][bB])?(?:"[^"\n]*"|'[^'\n]*')|-?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[uU]?"""
+    r"|true|false|null)\s*\)")
+_CONVERSION_TARGETS: Final[Mapping[str, str]] = {"duration": "google.protobuf.Duration",
+                                                 "timestamp": "google.protobuf.Timestamp"}
+_LIST_INDEX_ERROR = re.compile(
+    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf)' applied to '\(list\(")
 _CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
@@ -156,6 +165,34 @@ def _regex_literal_error(expression: str) -> str | None:
     return None
 
 
+def _constant_conversion_error(env: Any, expression: str) -> str | None:
+    """cel-go's planner (OptOptimize, which Kubernetes' environment sets) evaluates a type conversion of
+    a literal when it builds the program: one that fails fails the program, not the evaluation."""
+    blanked = _blank_strings(expression)
+    for match in _CONVERSION_CALL.finditer(blanked):
+        function = match.group(1)
+        literal = expression[match.start(2):match.end(2)]
+        try:
+            result = env.compile(f"{function}({literal})").eval()
+        except Exception as err:
+            if "No matching overloads" in str(err):
+                continue  # not a conversion the checker accepted with this argument
+            failed = True
+        else:
+            failed = result.type() == cel.Type.ERROR
+        if not failed:
+            continue
+        if literal.lstrip("rR")[:1] in "\"'":
+            message = f"type conversion error from 'string' to '{_CONVERSION_TARGETS.get(function, function)}'"
+        elif literal[:1] in "bB":
+            message = "invalid UTF-8 in bytes, cannot convert to string"
+        else:
+            message = {"uint": "unsigned integer overflow", "timestamp": "timestamp overflow"}.get(
+                function, "integer overflow")
+        return "program instantiation failed: " + message
+    return None
+
+
 def _split_types(text: str) -> list[str]:
     parts, depth, current = [], 0, ""
     for ch in text:
@@ -185,6 +222,40 @@ def _member_call_format(expression: str, message: str) -> str:
         return f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to '{call}'"
 
     return _CALL_ERROR.sub(rewrite, message)
+
+
+def _compile_with_list_index(env: Any, expression: str) -> tuple[str, Any]:
+    """Compile, renaming each ``indexOf``/``lastIndexOf`` call the checker finds no (string) overload for
+    on a list receiver to the lists library's alias; returns the text compiled and the program."""
+    text = expression
+    while True:
+        try:
+            return text, env.compile(text)
+        except Exception as err:
+            renamed = _rename_list_index_calls(text, str(err))
+            if renamed == text:
+                raise
+            text = renamed
+
+
+def _rename_list_index_calls(text: str, message: str) -> str:
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for line_no, column, name in _LIST_INDEX_ERROR.findall(message):
+        paren = starts[int(line_no) - 1] + int(column) - 1  # the checker points at the call's "("
+        begin = paren - len(name)
+        if begin >= 0 and text[begin:paren] == name and text[paren:paren + 1] == "(":
+            text = text[:begin] + cel_library.LIST_INDEX_ALIASES[name] + text[paren:]
+    return text
+
+
+def _unalias(message: str) -> str:
+    """An error text with the list aliases named as written (same lengths: carets stay in place)."""
+    for name, alias in cel_library.LIST_INDEX_ALIASES.items():
+        message = message.replace(alias, name)
+    return message
 
 
 class CompiledExpression:
@@ -256,9 +327,9 @@ def compile_expression(expression: str) -> CompiledExpression:
     if undefined:
         return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     try:
-        program = env.compile(expression)
+        checked, program = _compile_with_list_index(env, expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
-        message = _member_call_format(expression, _strip_status(str(err)))
+        message = _member_call_format(expression, _strip_status(_unalias(str(err))))
         # cel-go prints the attribute values' type (any) as "any".
         message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
@@ -270,8 +341,11 @@ def compile_expression(expression: str) -> CompiledExpression:
         # An attribute domain's map has values of cel-go's any type, printed as google.protobuf.Any.
         name = _go_type_name(str(output.name())).replace("map(string, dyn)", "map(string, google.protobuf.Any)")
         return CompiledExpression(expression, None, f"must evaluate to bool or the unknown type, not {name}")
-    evaluated = _with_default_domains(expression)
-    if evaluated != expression:
+    folded = _constant_conversion_error(env, expression)
+    if folded is not None:
+        return CompiledExpression(expression, None, folded)
+    evaluated = _with_default_domains(checked)
+    if evaluated != checked:
         # Checked as written (errors point into the user's text); evaluated with default domains.
         program = env.compile(evaluated)
     return CompiledExpression(expression, program, None)
