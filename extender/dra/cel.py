@@ -66,7 +66,7 @@ _CONVERSION_CALL = re.compile(
 _CONVERSION_TARGETS: Final[Mapping[str, str]] = {"duration": "google.protobuf.Duration",
                                                  "timestamp": "google.protobuf.Timestamp"}
 _LIST_INDEX_ERROR = re.compile(
-    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf)' applied to '\(list\(")
+    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf)' applied to '\((list\(.*)\)'")
 _CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
@@ -165,6 +165,30 @@ def _regex_literal_error(expression: str) -> str | None:
     return None
 
 
+def _conversion_fails(env: Any, function: str, literal: str) -> bool:
+    """Whether converting one literal fails (False when the checker has no such conversion)."""
+    try:
+        result = env.compile(f"{function}({literal})").eval()
+    except Exception as err:
+        return "No matching overloads" not in str(err)
+    return bool(result.type() == cel.Type.ERROR)
+
+
+def _time_literal_error(env: Any, expression: str) -> str | None:
+    """cel-go's duration and timestamp literal validators (Kubernetes' environment enables them): a
+    literal argument that does not convert is an error at the literal, found when checking."""
+    blanked = _blank_strings(expression)
+    for match in _CONVERSION_CALL.finditer(blanked):
+        function = match.group(1)
+        if function not in ("duration", "timestamp"):
+            continue
+        literal = expression[match.start(2):match.end(2)]
+        if _conversion_fails(env, function, literal):
+            line, column = _location(expression, match.start(2))
+            return "compilation failed: " + _check_error(expression, line, column, f"invalid {function} argument")
+    return None
+
+
 def _constant_conversion_error(env: Any, expression: str) -> str | None:
     """cel-go's planner (OptOptimize, which Kubernetes' environment sets) evaluates a type conversion of
     a literal when it builds the program: one that fails fails the program, not the evaluation."""
@@ -172,15 +196,7 @@ def _constant_conversion_error(env: Any, expression: str) -> str | None:
     for match in _CONVERSION_CALL.finditer(blanked):
         function = match.group(1)
         literal = expression[match.start(2):match.end(2)]
-        try:
-            result = env.compile(f"{function}({literal})").eval()
-        except Exception as err:
-            if "No matching overloads" in str(err):
-                continue  # not a conversion the checker accepted with this argument
-            failed = True
-        else:
-            failed = result.type() == cel.Type.ERROR
-        if not failed:
+        if not _conversion_fails(env, function, literal):
             continue
         if literal.lstrip("rR")[:1] in "\"'":
             message = f"type conversion error from 'string' to '{_CONVERSION_TARGETS.get(function, function)}'"
@@ -243,7 +259,9 @@ def _rename_list_index_calls(text: str, message: str) -> str:
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
-    for line_no, column, name in _LIST_INDEX_ERROR.findall(message):
+    for line_no, column, name, types in _LIST_INDEX_ERROR.findall(message):
+        if len(_split_types(types)) != 2:
+            continue  # the list functions take one argument: the checker's error stands
         paren = starts[int(line_no) - 1] + int(column) - 1  # the checker points at the call's "("
         begin = paren - len(name)
         if begin >= 0 and text[begin:paren] == name and text[paren:paren + 1] == "(":
@@ -333,6 +351,9 @@ def compile_expression(expression: str) -> CompiledExpression:
         # cel-go prints the attribute values' type (any) as "any".
         message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
+    literal_error = _time_literal_error(env, expression)
+    if literal_error is not None:
+        return CompiledExpression(expression, None, literal_error)
     regex_error = _regex_literal_error(expression)
     if regex_error is not None:
         return CompiledExpression(expression, None, regex_error)
