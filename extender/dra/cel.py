@@ -63,6 +63,13 @@ _CONVERSION_CALL = re.compile(
     r"(?<![\w.])(int|uint|double|bool|string|bytes|duration|timestamp)\s*\(\s*"
     r"""((?:[rR]|[bB][rR]?|[rR][bB])?(?:"[^"\n]*"|'[^'\n]*')|-?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[uU]?"""
     r"|true|false|null)\s*\)")
+# A literal, a nested list or map literal, or a call of a global function on such arguments.
+_ELEMENT_SHAPE = re.compile(r"""(?:[rRbB]{0,2}(?:"[^"\n]*"|'[^'\n]*')|-?[0-9][0-9a-fA-FxX.eE+-]*[uU]?|true|false|null"""
+                            r"|\[.*\]|\{.*\}|[A-Za-z_][\w.]*\(.*\))", re.DOTALL)
+_FORMAT_CALL = re.compile(r"\bformat\s*\(")
+_STRING_PREFIX = re.compile(r"(?<![\w.])[rRbB]{1,2}(?=[\"'])")
+_GLOBAL_CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)", re.DOTALL)
+_IDENTIFIER = re.compile(r"(?<![\w.\"'])[A-Za-z_]\w*\b(?!\s*\()")
 _CONVERSION_TARGETS: Final[Mapping[str, str]] = {"duration": "google.protobuf.Duration",
                                                  "timestamp": "google.protobuf.Timestamp"}
 _LIST_INDEX_ERROR = re.compile(
@@ -174,19 +181,142 @@ def _conversion_fails(env: Any, function: str, literal: str) -> bool:
     return bool(result.type() == cel.Type.ERROR)
 
 
-def _time_literal_error(env: Any, expression: str) -> str | None:
-    """cel-go's duration and timestamp literal validators (Kubernetes' environment enables them): a
-    literal argument that does not convert is an error at the literal, found when checking."""
+def _validator_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    """The errors of cel-go's AST validators that Kubernetes' environment enables (after a clean check):
+    duration and timestamp literals that do not convert, and list and map literals whose elements (or
+    keys, or values) are not all of one type. As (offset, message), in cel-go's order (by position)."""
+    errors = _time_literal_errors(env, expression) + _mixed_literal_errors(env, expression)
+    return sorted(errors, key=lambda error: _location(expression, error[0]))
+
+
+def _time_literal_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    errors = []
     blanked = _blank_strings(expression)
     for match in _CONVERSION_CALL.finditer(blanked):
         function = match.group(1)
-        if function not in ("duration", "timestamp"):
+        if function in ("duration", "timestamp") and _conversion_fails(
+                env, function, expression[match.start(2):match.end(2)]):
+            errors.append((match.start(2), f"invalid {function} argument"))
+    return errors
+
+
+def _mixed_literal_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    """Mixed list and map literals. Only literals whose every element can be typed on its own (no
+    variable, no comprehension variable) and located as cel-go locates it are checked."""
+    blanked = _blank_strings(expression)
+    errors: list[tuple[int, str]] = []
+    # Literals anywhere inside a string format call are exempt (its arguments are a mixed list).
+    exempt = [(m.end() - 1, _closing(blanked, m.end() - 1) or len(blanked)) for m in _FORMAT_CALL.finditer(blanked)]
+    for opening, parts in _aggregate_literals(blanked):
+        if any(start < parts[0][0] <= end for start, end in exempt):
             continue
-        literal = expression[match.start(2):match.end(2)]
-        if _conversion_fails(env, function, literal):
-            line, column = _location(expression, match.start(2))
-            return "compilation failed: " + _check_error(expression, line, column, f"invalid {function} argument")
+        if opening == "[":
+            typed = [_element_type(env, expression, blanked, start, end) for start, end in parts]
+            if any(t is None for t in typed):
+                continue
+            first = typed[0]
+            for element in typed[1:]:
+                assert first is not None and element is not None
+                if element[1] != first[1]:
+                    errors.append((element[0], f"expected type '{first[1]}' but found '{element[1]}'"))
+                    break
+            continue
+        entries = []
+        for start, end in parts:
+            colon = _top_level(blanked, start, end, ":")
+            if colon is None:
+                break
+            key = _element_type(env, expression, blanked, start, colon)
+            value = _element_type(env, expression, blanked, colon + 1, end)
+            if key is None or value is None:
+                break
+            entries.append((key, value))
+        else:
+            if not entries:
+                continue
+            (_, key_type), (_, value_type) = entries[0]
+            for key, value in entries[1:]:
+                if key[1] != key_type:
+                    errors.append((key[0], f"expected type '{key_type}' but found '{key[1]}'"))
+                if value[1] != value_type:
+                    errors.append((value[0], f"expected type '{value_type}' but found '{value[1]}'"))
+    return errors
+
+
+def _aggregate_literals(blanked: str) -> list[tuple[str, list[tuple[int, int]]]]:
+    """List and map literals (not indexing, not message construction): the opening bracket and the
+    spans of their top-level comma-separated parts (a trailing comma leaves no part)."""
+    out = []
+    for i, ch in enumerate(blanked):
+        if ch not in "[{":
+            continue
+        before = blanked[:i].rstrip()
+        if before and (before[-1].isalnum() or before[-1] in "_)].}" or (ch == "[" and before[-1] == "?")):
+            continue
+        close = _closing(blanked, i)
+        if close is None:
+            continue
+        parts = []
+        start = i + 1
+        depth = 0
+        for j in range(i + 1, close + 1):
+            c = blanked[j]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}" and depth:
+                depth -= 1
+            elif (c == "," and depth == 0) or j == close:
+                if blanked[start:j].strip():
+                    parts.append((start, j))
+                start = j + 1
+        if parts:
+            out.append((ch, parts))
+    return out
+
+
+def _closing(blanked: str, opening: int) -> int | None:
+    depth = 0
+    for j in range(opening, len(blanked)):
+        if blanked[j] in "([{":
+            depth += 1
+        elif blanked[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
     return None
+
+
+def _top_level(blanked: str, start: int, end: int, wanted: str) -> int | None:
+    depth = 0
+    for j in range(start, end):
+        c = blanked[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == wanted and depth == 0:
+            return j
+    return None
+
+
+def _element_type(env: Any, expression: str, blanked: str, start: int, end: int) -> tuple[int, str] | None:
+    """(where cel-go locates the element, its type name), or None when it cannot be told here: the
+    element reads a variable, is optional or empty, or is an expression whose location is an operator."""
+    text = blanked[start:end]
+    offset = start + len(text) - len(text.lstrip())
+    body = text.strip()
+    if not body or body.startswith("?") or body in ("[]", "{}") or _ELEMENT_SHAPE.fullmatch(body) is None:
+        return None
+    names = set(_IDENTIFIER.findall(_STRING_PREFIX.sub(" ", body))) - {"true", "false", "null"}
+    if names:
+        return None
+    try:
+        program = env.compile(expression[offset:offset + len(body)])
+    except Exception:
+        return None
+    if _GLOBAL_CALL.fullmatch(body):
+        offset += body.index("(")  # cel-go locates a call at its parenthesis
+    return offset, _go_type_name(str(program.return_type().name()))
 
 
 def _constant_conversion_error(env: Any, expression: str) -> str | None:
@@ -351,9 +481,10 @@ def compile_expression(expression: str) -> CompiledExpression:
         # cel-go prints the attribute values' type (any) as "any".
         message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
-    literal_error = _time_literal_error(env, expression)
-    if literal_error is not None:
-        return CompiledExpression(expression, None, literal_error)
+    validation = _validator_errors(env, expression)
+    if validation:
+        return CompiledExpression(expression, None, "compilation failed: " + "\n".join(
+            _check_error(expression, *_location(expression, offset), message) for offset, message in validation))
     regex_error = _regex_literal_error(expression)
     if regex_error is not None:
         return CompiledExpression(expression, None, regex_error)
