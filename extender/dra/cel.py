@@ -72,8 +72,9 @@ _GLOBAL_CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)", re.DOTALL)
 _IDENTIFIER = re.compile(r"(?<![\w.\"'])[A-Za-z_]\w*\b(?!\s*\()")
 _CONVERSION_TARGETS: Final[Mapping[str, str]] = {"duration": "google.protobuf.Duration",
                                                  "timestamp": "google.protobuf.Timestamp"}
-_LIST_INDEX_ERROR = re.compile(
-    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf)' applied to '\((list\(.*)\)'")
+_UNDECLARED_CALL = re.compile(r"ERROR: <input>:(\d+):(\d+): undeclared reference to '([\w.]+)' \(in container ''\)")
+_ALIASED_CALL_ERROR = re.compile(
+    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf|string)' applied to '\((.*)\)'")
 _CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
@@ -354,6 +355,90 @@ def _split_types(text: str) -> list[str]:
     return parts
 
 
+def _arity_errors(expression: str, message: str) -> str:
+    """The C++ checker reports a call of a declared function with an argument count it has no overload
+    for as an undeclared reference; cel-go as no matching overload, with the argument types (told here
+    by checking each argument on its own; left as it is when one cannot be)."""
+    env = cel_library.environment()
+    blanked = _blank_strings(expression)
+
+    def rewrite(match: re.Match[str]) -> str:
+        line, column, name = int(match.group(1)), int(match.group(2)), match.group(3)
+        offset = sum(len(text) + 1 for text in expression.split("\n")[: line - 1]) + column - 1
+        close = _closing(blanked, offset) if blanked[offset:offset + 1] == "(" else None
+        if name not in cel_library.declared_functions() or close is None:
+            return match.group(0)
+        spans = _top_level_parts(blanked, offset + 1, close)
+        start = offset - len(name)
+        before = blanked[:start].rstrip()
+        if before.endswith("."):
+            receiver = _receiver_start(blanked, len(before) - 1)
+            if receiver is None:
+                return match.group(0)
+            spans.insert(0, (receiver, len(before) - 1))
+        types = []
+        for begin, end in spans:
+            try:
+                program = env.compile(expression[begin:end])
+            except Exception:
+                return match.group(0)
+            kind = _go_type_name(str(program.return_type().name()))
+            # An attribute's value has cel-go's any type (declared as dyn here).
+            attribute = re.match(r"device\s*\.\s*attributes\b", expression[begin:end].strip())
+            types.append("any" if kind == "dyn" and attribute else kind)
+        return (f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to "
+                f"'({', '.join(types)})'")
+
+    return _UNDECLARED_CALL.sub(rewrite, message)
+
+
+def _top_level_parts(blanked: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the comma-separated parts of ``blanked[start:end]`` outside brackets."""
+    parts, depth, begin = [], 0, start
+    for j in range(start, end):
+        c = blanked[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append((begin, j))
+            begin = j + 1
+    if blanked[begin:end].strip():
+        parts.append((begin, end))
+    return parts
+
+
+def _receiver_start(blanked: str, dot: int) -> int | None:
+    """Where the receiver of a member call whose ``.`` is at ``dot`` begins (names, selections, calls,
+    indexes and literals); None when it cannot be told."""
+    j = dot - 1
+    while j >= 0 and blanked[j] == " ":
+        j -= 1
+    start = None
+    while j >= 0:
+        c = blanked[j]
+        if c in ")]}":
+            depth = 0
+            while j >= 0:
+                depth += blanked[j] in ")]}"
+                depth -= blanked[j] in "([{"
+                if depth == 0:
+                    break
+                j -= 1
+            if j < 0:
+                return None
+        elif c in "\"'":
+            j = blanked.rfind(c, 0, j)
+            if j < 0:
+                return None
+        elif not (c.isalnum() or c in "_."):
+            break
+        start = j
+        j -= 1
+    return start
+
+
 def _member_call_format(expression: str, message: str) -> str:
     """cel-go prints member calls as ``'target.(args)'``; the C++ checker as ``'(target, args)'``."""
 
@@ -370,38 +455,43 @@ def _member_call_format(expression: str, message: str) -> str:
     return _CALL_ERROR.sub(rewrite, message)
 
 
-def _compile_with_list_index(env: Any, expression: str) -> tuple[str, Any]:
-    """Compile, renaming each ``indexOf``/``lastIndexOf`` call the checker finds no (string) overload for
-    on a list receiver to the lists library's alias; returns the text compiled and the program."""
+def _compile_with_aliases(env: Any, expression: str) -> tuple[str, Any]:
+    """Compile, renaming each call the checker finds no overload for that a Kubernetes library declares
+    under an alias (``indexOf``/``lastIndexOf`` of a list, ``string`` of an IP or CIDR: see
+    ``cel_library.CALL_ALIASES``); returns the text compiled and the program."""
     text = expression
     while True:
         try:
             return text, env.compile(text)
         except Exception as err:
-            renamed = _rename_list_index_calls(text, str(err))
+            renamed = _rename_aliased_calls(text, str(err))
             if renamed == text:
                 raise
             text = renamed
 
 
-def _rename_list_index_calls(text: str, message: str) -> str:
+def _rename_aliased_calls(text: str, message: str) -> str:
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
-    for line_no, column, name, types in _LIST_INDEX_ERROR.findall(message):
-        if len(_split_types(types)) != 2:
+    for line_no, column, name, types in _ALIASED_CALL_ERROR.findall(message):
+        arguments = _split_types(types)
+        if name == "string":
+            if arguments not in (["net.IP"], ["net.CIDR"]):
+                continue
+        elif len(arguments) != 2 or not arguments[0].startswith("list("):
             continue  # the list functions take one argument: the checker's error stands
         paren = starts[int(line_no) - 1] + int(column) - 1  # the checker points at the call's "("
         begin = paren - len(name)
         if begin >= 0 and text[begin:paren] == name and text[paren:paren + 1] == "(":
-            text = text[:begin] + cel_library.LIST_INDEX_ALIASES[name] + text[paren:]
+            text = text[:begin] + cel_library.CALL_ALIASES[name] + text[paren:]
     return text
 
 
 def _unalias(message: str) -> str:
-    """An error text with the list aliases named as written (same lengths: carets stay in place)."""
-    for name, alias in cel_library.LIST_INDEX_ALIASES.items():
+    """An error text with the aliases named as written (same lengths: carets stay in place)."""
+    for name, alias in cel_library.CALL_ALIASES.items():
         message = message.replace(alias, name)
     return message
 
@@ -475,9 +565,9 @@ def compile_expression(expression: str) -> CompiledExpression:
     if undefined:
         return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     try:
-        checked, program = _compile_with_list_index(env, expression)
+        checked, program = _compile_with_aliases(env, expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
-        message = _member_call_format(expression, _strip_status(_unalias(str(err))))
+        message = _member_call_format(expression, _arity_errors(expression, _strip_status(_unalias(str(err)))))
         # cel-go prints the attribute values' type (any) as "any".
         message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)

@@ -13,13 +13,14 @@ sees all of them. Added here (the C++ runtime already has the CEL standard libra
   ``v.isGreaterThan(v)``, ``v.isLessThan(v)``;
 * regex (``library.Regex``): ``s.find(re)``, ``s.findAll(re)``, ``s.findAll(re, n)``;
 * lists (``library.Lists``): ``l.isSorted()``, ``l.sum()``, ``l.min()``, ``l.max()``,
-  ``l.indexOf(x)``, ``l.lastIndexOf(x)`` (declared under aliases: see LIST_INDEX_ALIASES);
+  ``l.indexOf(x)``, ``l.lastIndexOf(x)`` (declared under aliases: see CALL_ALIASES);
   and of ``ext.Lists`` v3: ``l.slice(i, j)``, ``l.flatten()``, ``l.distinct()``, ``l.reverse()``,
   ``l.sort()``, ``lists.range(n)`` (``first``/``last`` are missing: optionals cannot be built from Python);
 * IP and CIDR (``library.IP``, ``library.CIDR``): ``ip(s)``, ``isIP(s)``, ``ip.isCanonical(s)``,
   ``family()``, ``isUnspecified()``, ``isLoopback()``, ``isLinkLocalMulticast()``,
   ``isLinkLocalUnicast()``, ``isGlobalUnicast()``, ``cidr(s)``, ``isCIDR(s)``, ``containsIP(ip|s)``,
-  ``containsCIDR(cidr|s)``, ``ip()``, ``masked()``, ``prefixLength()``;
+  ``containsCIDR(cidr|s)``, ``ip()``, ``masked()``, ``prefixLength()``, ``string(ip|cidr)`` (declared
+  under an alias: see CALL_ALIASES);
 * URLs (``library.URLs``, Go's ``net/url`` in :mod:`extender.dra.cel_urls`): ``url(s)``, ``isURL(s)``,
   ``getScheme()``, ``getHost()``, ``getHostname()``, ``getPort()``, ``getEscapedPath()``, ``getQuery()``;
 * sets (``ext.Sets``): ``sets.contains(a, b)``, ``sets.equivalent(a, b)``, ``sets.intersects(a, b)``.
@@ -50,6 +51,7 @@ __all__ = [
     "CAPACITY",
     "DRIVER",
     "MULTI_ALLOCATIONS",
+    "declared_functions",
     "device_activation",
     "device_variable",
     "environment",
@@ -101,10 +103,11 @@ _DYN: Final = cel.Type.DYN
 _LIST_DYN: Final = cel.Type.List(cel.Type.DYN)
 
 
-#: The lists library's ``indexOf``/``lastIndexOf`` share their names with the strings extension's, which
-#: the C++ runtime declares on its own (a name cannot be declared twice). A call the checker finds no
-#: string overload for is renamed to an alias of the same length (positions in error texts hold).
-LIST_INDEX_ALIASES: Final = {"indexOf": "_ndexOf", "lastIndexOf": "_astIndexOf"}
+#: Functions the C++ runtime declares on its own, which Kubernetes' libraries add overloads to: the
+#: lists library's ``indexOf``/``lastIndexOf`` (the strings extension's names) and ``string`` of an IP
+#: or CIDR (the standard conversion; a name cannot be declared twice). A call the checker finds no
+#: overload for is renamed to an alias of the same length (positions in error texts hold).
+CALL_ALIASES: Final = {"indexOf": "_ndexOf", "lastIndexOf": "_astIndexOf", "string": "_tring"}
 
 
 class CelError(Exception):
@@ -525,6 +528,29 @@ def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[...,
 
 
 def _functions() -> list[Any]:
+    return [cel.FunctionDecl(name, overloads) for name, overloads in _function_table().items()]
+
+
+#: Functions the C++ runtime declares itself (standard library, strings v2, optional types).
+_BUILTIN_FUNCTIONS: Final = frozenset({
+    "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn", "type", "matches",
+    "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
+    "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds", "charAt", "indexOf",
+    "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim", "join", "format",
+    "strings.quote", "optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "value", "or",
+    "orValue",
+})
+
+
+@cache
+def declared_functions() -> frozenset[str]:
+    """Every function name a selector may call (as written: aliases are not names of their own)."""
+    aliases = set(CALL_ALIASES.values())
+    return _BUILTIN_FUNCTIONS | {name for name in _function_table() if name not in aliases}
+
+
+@cache
+def _function_table() -> dict[str, list[Any]]:
     Q, S, B, INT, D, STR = QUANTITY, SEMVER, cel.Type.BOOL, cel.Type.INT, cel.Type.DOUBLE, cel.Type.STRING
     L = _LIST_DYN
     fn: dict[str, list[Any]] = {}
@@ -573,6 +599,9 @@ def _functions() -> list[Any]:
         lambda a: _link_local_multicast(_ip(a)), member=True)
     add("isLinkLocalUnicast", "ip_is_link_local_unicast", B, [IP], lambda a: _link_local_unicast(_ip(a)), member=True)
     add("isGlobalUnicast", "ip_is_global_unicast", B, [IP], lambda a: _global_unicast(_ip(a)), member=True)
+    # string(ip) and string(cidr), under the alias (see CALL_ALIASES); both are messages to the runtime.
+    add(CALL_ALIASES["string"], "ip_to_string", STR, [IP], lambda value: value.canonical)
+    fn[CALL_ALIASES["string"]].append(cel.Overload("cidr_to_string", return_type=STR, parameters=[CIDR]))
     add("cidr", "string_to_cidr", CIDR, [STR], lambda raw: _cidr_message(_parse_cidr(raw)))
     add("isCIDR", "is_cidr", B, [STR], lambda raw: _is_valid(_parse_cidr, raw))
     add("containsIP", "cidr_contains_ip_string", B, [CIDR, STR], _contains_ip, member=True)
@@ -619,13 +648,13 @@ def _functions() -> list[Any]:
         for type_name, element in types:
             fn[name].append(cel.Overload(f"list_{type_name}_{name}", return_type=result_of or element,
                                          parameters=[cel.Type.List(element)], is_member=True))
-    # The list indexOf/lastIndexOf, under names of the same length (see LIST_INDEX_ALIASES). Declared
+    # The list indexOf/lastIndexOf, under names of the same length (see CALL_ALIASES). Declared
     # per element type, so that the checker rejects an element of another type as upstream's generic
     # declaration does; the runtime dispatches on the element's kind, one implementation per kind.
     elements = [INT, cel.Type.UINT, D, B, STR, cel.Type.BYTES, cel.Type.DURATION, cel.Type.TIMESTAMP,
                 L, cel.Type.Map(_DYN, _DYN), cel.Type.NULL]
     searches: tuple[tuple[str, Callable[[Sequence[Any], Any], int]], ...] = (
-        (LIST_INDEX_ALIASES["indexOf"], _index_of), (LIST_INDEX_ALIASES["lastIndexOf"], _last_index_of))
+        (CALL_ALIASES["indexOf"], _index_of), (CALL_ALIASES["lastIndexOf"], _last_index_of))
     for name, search in searches:
         for i, element in enumerate(elements):
             add(name, f"list_{name}_{i}", INT, [cel.Type.List(element), element], search, member=True)
@@ -645,7 +674,7 @@ def _functions() -> list[Any]:
     add("sets.equivalent", "list_sets_equivalent_list", B, [L, L],
         lambda a, b: all(x in b for x in a) and all(x in a for x in b))
     add("sets.intersects", "list_sets_intersects_list", B, [L, L], lambda a, b: any(x in b for x in a))
-    return [cel.FunctionDecl(name, overloads) for name, overloads in fn.items()]
+    return fn
 
 
 @cache
