@@ -25,9 +25,17 @@ The device's fields are declared to the checker as qualified variables (``device
 their types are checked as cel-go checks them. Known differences from cel-go: a bare ``device``
 (not followed by a field) is an undeclared reference; cel-go's runtime cost limit is approximated
 by the C++ runtime's comprehension budget (10,000 iterations per evaluation; same error text);
-regular expressions use Python's ``re``; the URL and format libraries, two-variable comprehensions
-and the list ``indexOf``/``lastIndexOf`` are missing (``tests/unit/dra/test_cel_parity.py`` lists
-every difference found against upstream).
+regular expressions use Python's ``re``; the format library (it returns optionals, which Python
+functions cannot), two-variable comprehensions and ``format``'s quoting of strings inside lists are
+missing, and ``asInteger`` follows the value rather than Go's representation
+(``tests/unit/dra/test_cel_parity.py`` lists every difference found against upstream).
+
+What cel-go does beyond the runtime is added around it: the validators Kubernetes' environment enables
+(duration and timestamp literals, mixed list and map literals) run after a clean check; a conversion
+of a literal that fails fails the program, as cel-go's planner folds it; functions the runtime
+declares itself and a Kubernetes library adds overloads to (list ``indexOf``/``lastIndexOf``,
+``string`` of an IP or CIDR) are renamed to same-length aliases where the checker finds no overload;
+a call with an argument count no overload takes is reported with its argument types, as cel-go does.
 """
 
 from __future__ import annotations
