@@ -74,6 +74,7 @@ _CONVERSION_CALL = re.compile(
 # A literal, a nested list or map literal, or a call of a global function on such arguments.
 _ELEMENT_SHAPE = re.compile(r"""(?:[rRbB]{0,2}(?:"[^"\n]*"|'[^'\n]*')|-?[0-9][0-9a-fA-FxX.eE+-]*[uU]?|true|false|null"""
                             r"|\[.*\]|\{.*\}|[A-Za-z_][\w.]*\(.*\))", re.DOTALL)
+_IN_OPERATOR = re.compile(r"(?<![\w.])in$")
 _FORMAT_CALL = re.compile(r"\bformat\s*\(")
 _STRING_PREFIX = re.compile(r"(?<![\w.])[rRbB]{1,2}(?=[\"'])")
 _GLOBAL_CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)", re.DOTALL)
@@ -260,8 +261,9 @@ def _aggregate_literals(blanked: str) -> list[tuple[str, list[tuple[int, int]]]]
         if ch not in "[{":
             continue
         before = blanked[:i].rstrip()
-        if before and (before[-1].isalnum() or before[-1] in "_)].}" or (ch == "[" and before[-1] == "?")):
-            continue
+        follows_value = before and (before[-1].isalnum() or before[-1] in "_)].}" or (ch == "[" and before[-1] == "?"))
+        if follows_value and not _IN_OPERATOR.search(before):
+            continue  # an index or a message construction, not a literal
         close = _closing(blanked, i)
         if close is None:
             continue
