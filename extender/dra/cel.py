@@ -25,9 +25,17 @@ The device's fields are declared to the checker as qualified variables (``device
 their types are checked as cel-go checks them. Known differences from cel-go: a bare ``device``
 (not followed by a field) is an undeclared reference; cel-go's runtime cost limit is approximated
 by the C++ runtime's comprehension budget (10,000 iterations per evaluation; same error text);
-regular expressions use Python's ``re``; the URL and format libraries, two-variable comprehensions
-and the list ``indexOf``/``lastIndexOf`` are missing (``tests/unit/dra/test_cel_parity.py`` lists
-every difference found against upstream).
+regular expressions use Python's ``re``; the format library (it returns optionals, which Python
+functions cannot), two-variable comprehensions and ``format``'s quoting of strings inside lists are
+missing, and ``asInteger`` follows the value rather than Go's representation
+(``tests/unit/dra/test_cel_parity.py`` lists every difference found against upstream).
+
+What cel-go does beyond the runtime is added around it: the validators Kubernetes' environment enables
+(duration and timestamp literals, mixed list and map literals) run after a clean check; a conversion
+of a literal that fails fails the program, as cel-go's planner folds it; functions the runtime
+declares itself and a Kubernetes library adds overloads to (list ``indexOf``/``lastIndexOf``,
+``string`` of an IP or CIDR) are renamed to same-length aliases where the checker finds no overload;
+a call with an argument count no overload takes is reported with its argument types, as cel-go does.
 """
 
 from __future__ import annotations
@@ -58,6 +66,24 @@ _DEVICE_FIELD = re.compile(r"\bdevice\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 _DEVICE_FIELDS: Final = frozenset({"driver", "allowMultipleAllocations", "attributes", "capacity"})
 #: ``.matches("re")``, ``.find("re")``, ``.findAll("re"...)`` with a literal pattern (checked when compiling).
 _REGEX_CALL = re.compile(r"""\b(matches|find|findAll)\s*\(\s*(?:[^,()]*?,\s*)?([rR]?("[^"\n]*"|'[^'\n]*'))""")
+# A type conversion of one literal (not a member call): string, bytes, number, bool or null.
+_CONVERSION_CALL = re.compile(
+    r"(?<![\w.])(int|uint|double|bool|string|bytes|duration|timestamp)\s*\(\s*"
+    r"""((?:[rR]|[bB][rR]?|[rR][bB])?(?:"[^"\n]*"|'[^'\n]*')|-?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[uU]?"""
+    r"|true|false|null)\s*\)")
+# A literal, a nested list or map literal, or a call of a global function on such arguments.
+_ELEMENT_SHAPE = re.compile(r"""(?:[rRbB]{0,2}(?:"[^"\n]*"|'[^'\n]*')|-?[0-9][0-9a-fA-FxX.eE+-]*[uU]?|true|false|null"""
+                            r"|\[.*\]|\{.*\}|[A-Za-z_][\w.]*\(.*\))", re.DOTALL)
+_IN_OPERATOR = re.compile(r"(?<![\w.])in$")
+_FORMAT_CALL = re.compile(r"\bformat\s*\(")
+_STRING_PREFIX = re.compile(r"(?<![\w.])[rRbB]{1,2}(?=[\"'])")
+_GLOBAL_CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)", re.DOTALL)
+_IDENTIFIER = re.compile(r"(?<![\w.\"'])[A-Za-z_]\w*\b(?!\s*\()")
+_CONVERSION_TARGETS: Final[Mapping[str, str]] = {"duration": "google.protobuf.Duration",
+                                                 "timestamp": "google.protobuf.Timestamp"}
+_UNDECLARED_CALL = re.compile(r"ERROR: <input>:(\d+):(\d+): undeclared reference to '([\w.]+)' \(in container ''\)")
+_ALIASED_CALL_ERROR = re.compile(
+    r"ERROR: <input>:(\d+):(\d+): found no matching overload for '(indexOf|lastIndexOf|string)' applied to '\((.*)\)'")
 _CALL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']+)' applied to '\((.*)\)'")
 
 
@@ -156,6 +182,174 @@ def _regex_literal_error(expression: str) -> str | None:
     return None
 
 
+def _conversion_fails(env: Any, function: str, literal: str) -> bool:
+    """Whether converting one literal fails (False when the checker has no such conversion)."""
+    try:
+        result = env.compile(f"{function}({literal})").eval()
+    except Exception as err:
+        return "No matching overloads" not in str(err)
+    return bool(result.type() == cel.Type.ERROR)
+
+
+def _validator_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    """The errors of cel-go's AST validators that Kubernetes' environment enables (after a clean check):
+    duration and timestamp literals that do not convert, and list and map literals whose elements (or
+    keys, or values) are not all of one type. As (offset, message), in cel-go's order (by position)."""
+    errors = _time_literal_errors(env, expression) + _mixed_literal_errors(env, expression)
+    return sorted(errors, key=lambda error: _location(expression, error[0]))
+
+
+def _time_literal_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    errors = []
+    blanked = _blank_strings(expression)
+    for match in _CONVERSION_CALL.finditer(blanked):
+        function = match.group(1)
+        if function in ("duration", "timestamp") and _conversion_fails(
+                env, function, expression[match.start(2):match.end(2)]):
+            errors.append((match.start(2), f"invalid {function} argument"))
+    return errors
+
+
+def _mixed_literal_errors(env: Any, expression: str) -> list[tuple[int, str]]:
+    """Mixed list and map literals. Only literals whose every element can be typed on its own (no
+    variable, no comprehension variable) and located as cel-go locates it are checked."""
+    blanked = _blank_strings(expression)
+    errors: list[tuple[int, str]] = []
+    # Literals anywhere inside a string format call are exempt (its arguments are a mixed list).
+    exempt = [(m.end() - 1, _closing(blanked, m.end() - 1) or len(blanked)) for m in _FORMAT_CALL.finditer(blanked)]
+    for opening, parts in _aggregate_literals(blanked):
+        if any(start < parts[0][0] <= end for start, end in exempt):
+            continue
+        if opening == "[":
+            typed = [_element_type(env, expression, blanked, start, end) for start, end in parts]
+            if any(t is None for t in typed):
+                continue
+            first = typed[0]
+            for element in typed[1:]:
+                assert first is not None and element is not None
+                if element[1] != first[1]:
+                    errors.append((element[0], f"expected type '{first[1]}' but found '{element[1]}'"))
+                    break
+            continue
+        entries = []
+        for start, end in parts:
+            colon = _top_level(blanked, start, end, ":")
+            if colon is None:
+                break
+            key = _element_type(env, expression, blanked, start, colon)
+            value = _element_type(env, expression, blanked, colon + 1, end)
+            if key is None or value is None:
+                break
+            entries.append((key, value))
+        else:
+            if not entries:
+                continue
+            (_, key_type), (_, value_type) = entries[0]
+            for key, value in entries[1:]:
+                if key[1] != key_type:
+                    errors.append((key[0], f"expected type '{key_type}' but found '{key[1]}'"))
+                if value[1] != value_type:
+                    errors.append((value[0], f"expected type '{value_type}' but found '{value[1]}'"))
+    return errors
+
+
+def _aggregate_literals(blanked: str) -> list[tuple[str, list[tuple[int, int]]]]:
+    """List and map literals (not indexing, not message construction): the opening bracket and the
+    spans of their top-level comma-separated parts (a trailing comma leaves no part)."""
+    out = []
+    for i, ch in enumerate(blanked):
+        if ch not in "[{":
+            continue
+        before = blanked[:i].rstrip()
+        follows_value = before and (before[-1].isalnum() or before[-1] in "_)].}" or (ch == "[" and before[-1] == "?"))
+        if follows_value and not _IN_OPERATOR.search(before):
+            continue  # an index or a message construction, not a literal
+        close = _closing(blanked, i)
+        if close is None:
+            continue
+        parts = []
+        start = i + 1
+        depth = 0
+        for j in range(i + 1, close + 1):
+            c = blanked[j]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}" and depth:
+                depth -= 1
+            elif (c == "," and depth == 0) or j == close:
+                if blanked[start:j].strip():
+                    parts.append((start, j))
+                start = j + 1
+        if parts:
+            out.append((ch, parts))
+    return out
+
+
+def _closing(blanked: str, opening: int) -> int | None:
+    depth = 0
+    for j in range(opening, len(blanked)):
+        if blanked[j] in "([{":
+            depth += 1
+        elif blanked[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _top_level(blanked: str, start: int, end: int, wanted: str) -> int | None:
+    depth = 0
+    for j in range(start, end):
+        c = blanked[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == wanted and depth == 0:
+            return j
+    return None
+
+
+def _element_type(env: Any, expression: str, blanked: str, start: int, end: int) -> tuple[int, str] | None:
+    """(where cel-go locates the element, its type name), or None when it cannot be told here: the
+    element reads a variable, is optional or empty, or is an expression whose location is an operator."""
+    text = blanked[start:end]
+    offset = start + len(text) - len(text.lstrip())
+    body = text.strip()
+    if not body or body.startswith("?") or body in ("[]", "{}") or _ELEMENT_SHAPE.fullmatch(body) is None:
+        return None
+    names = set(_IDENTIFIER.findall(_STRING_PREFIX.sub(" ", body))) - {"true", "false", "null"}
+    if names:
+        return None
+    try:
+        program = env.compile(expression[offset:offset + len(body)])
+    except Exception:
+        return None
+    if _GLOBAL_CALL.fullmatch(body):
+        offset += body.index("(")  # cel-go locates a call at its parenthesis
+    return offset, _go_type_name(str(program.return_type().name()))
+
+
+def _constant_conversion_error(env: Any, expression: str) -> str | None:
+    """cel-go's planner (OptOptimize, which Kubernetes' environment sets) evaluates a type conversion of
+    a literal when it builds the program: one that fails fails the program, not the evaluation."""
+    blanked = _blank_strings(expression)
+    for match in _CONVERSION_CALL.finditer(blanked):
+        function = match.group(1)
+        literal = expression[match.start(2):match.end(2)]
+        if not _conversion_fails(env, function, literal):
+            continue
+        if literal.lstrip("rR")[:1] in "\"'":
+            message = f"type conversion error from 'string' to '{_CONVERSION_TARGETS.get(function, function)}'"
+        elif literal[:1] in "bB":
+            message = "invalid UTF-8 in bytes, cannot convert to string"
+        else:
+            message = {"uint": "unsigned integer overflow", "timestamp": "timestamp overflow"}.get(
+                function, "integer overflow")
+        return "program instantiation failed: " + message
+    return None
+
+
 def _split_types(text: str) -> list[str]:
     parts, depth, current = [], 0, ""
     for ch in text:
@@ -169,6 +363,90 @@ def _split_types(text: str) -> list[str]:
     if current.strip():
         parts.append(current.strip())
     return parts
+
+
+def _arity_errors(expression: str, message: str) -> str:
+    """The C++ checker reports a call of a declared function with an argument count it has no overload
+    for as an undeclared reference; cel-go as no matching overload, with the argument types (told here
+    by checking each argument on its own; left as it is when one cannot be)."""
+    env = cel_library.environment()
+    blanked = _blank_strings(expression)
+
+    def rewrite(match: re.Match[str]) -> str:
+        line, column, name = int(match.group(1)), int(match.group(2)), match.group(3)
+        offset = sum(len(text) + 1 for text in expression.split("\n")[: line - 1]) + column - 1
+        close = _closing(blanked, offset) if blanked[offset:offset + 1] == "(" else None
+        if name not in cel_library.declared_functions() or close is None:
+            return match.group(0)
+        spans = _top_level_parts(blanked, offset + 1, close)
+        start = offset - len(name)
+        before = blanked[:start].rstrip()
+        if before.endswith("."):
+            receiver = _receiver_start(blanked, len(before) - 1)
+            if receiver is None:
+                return match.group(0)
+            spans.insert(0, (receiver, len(before) - 1))
+        types = []
+        for begin, end in spans:
+            try:
+                program = env.compile(expression[begin:end])
+            except Exception:
+                return match.group(0)
+            kind = _go_type_name(str(program.return_type().name()))
+            # An attribute's value has cel-go's any type (declared as dyn here).
+            attribute = re.match(r"device\s*\.\s*attributes\b", expression[begin:end].strip())
+            types.append("any" if kind == "dyn" and attribute else kind)
+        return (f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to "
+                f"'({', '.join(types)})'")
+
+    return _UNDECLARED_CALL.sub(rewrite, message)
+
+
+def _top_level_parts(blanked: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the comma-separated parts of ``blanked[start:end]`` outside brackets."""
+    parts, depth, begin = [], 0, start
+    for j in range(start, end):
+        c = blanked[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append((begin, j))
+            begin = j + 1
+    if blanked[begin:end].strip():
+        parts.append((begin, end))
+    return parts
+
+
+def _receiver_start(blanked: str, dot: int) -> int | None:
+    """Where the receiver of a member call whose ``.`` is at ``dot`` begins (names, selections, calls,
+    indexes and literals); None when it cannot be told."""
+    j = dot - 1
+    while j >= 0 and blanked[j] == " ":
+        j -= 1
+    start = None
+    while j >= 0:
+        c = blanked[j]
+        if c in ")]}":
+            depth = 0
+            while j >= 0:
+                depth += blanked[j] in ")]}"
+                depth -= blanked[j] in "([{"
+                if depth == 0:
+                    break
+                j -= 1
+            if j < 0:
+                return None
+        elif c in "\"'":
+            j = blanked.rfind(c, 0, j)
+            if j < 0:
+                return None
+        elif not (c.isalnum() or c in "_."):
+            break
+        start = j
+        j -= 1
+    return start
 
 
 def _member_call_format(expression: str, message: str) -> str:
@@ -185,6 +463,47 @@ def _member_call_format(expression: str, message: str) -> str:
         return f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to '{call}'"
 
     return _CALL_ERROR.sub(rewrite, message)
+
+
+def _compile_with_aliases(env: Any, expression: str) -> tuple[str, Any]:
+    """Compile, renaming each call the checker finds no overload for that a Kubernetes library declares
+    under an alias (``indexOf``/``lastIndexOf`` of a list, ``string`` of an IP or CIDR: see
+    ``cel_library.CALL_ALIASES``); returns the text compiled and the program."""
+    text = expression
+    while True:
+        try:
+            return text, env.compile(text)
+        except Exception as err:
+            renamed = _rename_aliased_calls(text, str(err))
+            if renamed == text:
+                raise
+            text = renamed
+
+
+def _rename_aliased_calls(text: str, message: str) -> str:
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for line_no, column, name, types in _ALIASED_CALL_ERROR.findall(message):
+        arguments = _split_types(types)
+        if name == "string":
+            if arguments not in (["net.IP"], ["net.CIDR"]):
+                continue
+        elif len(arguments) != 2 or not arguments[0].startswith("list("):
+            continue  # the list functions take one argument: the checker's error stands
+        paren = starts[int(line_no) - 1] + int(column) - 1  # the checker points at the call's "("
+        begin = paren - len(name)
+        if begin >= 0 and text[begin:paren] == name and text[paren:paren + 1] == "(":
+            text = text[:begin] + cel_library.CALL_ALIASES[name] + text[paren:]
+    return text
+
+
+def _unalias(message: str) -> str:
+    """An error text with the aliases named as written (same lengths: carets stay in place)."""
+    for name, alias in cel_library.CALL_ALIASES.items():
+        message = message.replace(alias, name)
+    return message
 
 
 class CompiledExpression:
@@ -256,12 +575,16 @@ def compile_expression(expression: str) -> CompiledExpression:
     if undefined:
         return CompiledExpression(expression, None, "compilation failed: " + "\n".join(undefined))
     try:
-        program = env.compile(expression)
+        checked, program = _compile_with_aliases(env, expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
-        message = _member_call_format(expression, _strip_status(str(err)))
+        message = _member_call_format(expression, _arity_errors(expression, _strip_status(_unalias(str(err)))))
         # cel-go prints the attribute values' type (any) as "any".
         message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
+    validation = _validator_errors(env, expression)
+    if validation:
+        return CompiledExpression(expression, None, "compilation failed: " + "\n".join(
+            _check_error(expression, *_location(expression, offset), message) for offset, message in validation))
     regex_error = _regex_literal_error(expression)
     if regex_error is not None:
         return CompiledExpression(expression, None, regex_error)
@@ -270,8 +593,11 @@ def compile_expression(expression: str) -> CompiledExpression:
         # An attribute domain's map has values of cel-go's any type, printed as google.protobuf.Any.
         name = _go_type_name(str(output.name())).replace("map(string, dyn)", "map(string, google.protobuf.Any)")
         return CompiledExpression(expression, None, f"must evaluate to bool or the unknown type, not {name}")
-    evaluated = _with_default_domains(expression)
-    if evaluated != expression:
+    folded = _constant_conversion_error(env, expression)
+    if folded is not None:
+        return CompiledExpression(expression, None, folded)
+    evaluated = _with_default_domains(checked)
+    if evaluated != checked:
         # Checked as written (errors point into the user's text); evaluated with default domains.
         program = env.compile(evaluated)
     return CompiledExpression(expression, program, None)

@@ -12,14 +12,17 @@ sees all of them. Added here (the C++ runtime already has the CEL standard libra
   ``isSemver(s, normalize)``, ``v.major()``, ``v.minor()``, ``v.patch()``, ``v.compareTo(v)``,
   ``v.isGreaterThan(v)``, ``v.isLessThan(v)``;
 * regex (``library.Regex``): ``s.find(re)``, ``s.findAll(re)``, ``s.findAll(re, n)``;
-* lists (``library.Lists``): ``l.isSorted()``, ``l.sum()``, ``l.min()``, ``l.max()`` (the list
-  ``indexOf``/``lastIndexOf`` clash with the strings extension's declarations in the C++ runtime);
+* lists (``library.Lists``): ``l.isSorted()``, ``l.sum()``, ``l.min()``, ``l.max()``,
+  ``l.indexOf(x)``, ``l.lastIndexOf(x)`` (declared under aliases: see CALL_ALIASES);
   and of ``ext.Lists`` v3: ``l.slice(i, j)``, ``l.flatten()``, ``l.distinct()``, ``l.reverse()``,
   ``l.sort()``, ``lists.range(n)`` (``first``/``last`` are missing: optionals cannot be built from Python);
 * IP and CIDR (``library.IP``, ``library.CIDR``): ``ip(s)``, ``isIP(s)``, ``ip.isCanonical(s)``,
   ``family()``, ``isUnspecified()``, ``isLoopback()``, ``isLinkLocalMulticast()``,
   ``isLinkLocalUnicast()``, ``isGlobalUnicast()``, ``cidr(s)``, ``isCIDR(s)``, ``containsIP(ip|s)``,
-  ``containsCIDR(cidr|s)``, ``ip()``, ``masked()``, ``prefixLength()``;
+  ``containsCIDR(cidr|s)``, ``ip()``, ``masked()``, ``prefixLength()``, ``string(ip|cidr)`` (declared
+  under an alias: see CALL_ALIASES);
+* URLs (``library.URLs``, Go's ``net/url`` in :mod:`extender.dra.cel_urls`): ``url(s)``, ``isURL(s)``,
+  ``getScheme()``, ``getHost()``, ``getHostname()``, ``getPort()``, ``getEscapedPath()``, ``getQuery()``;
 * sets (``ext.Sets``): ``sets.contains(a, b)``, ``sets.equivalent(a, b)``, ``sets.intersects(a, b)``.
 
 Quantity and semver values are carried as small protobuf messages (``kubernetes.Quantity``,
@@ -39,6 +42,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from extender.dra import cel_urls
 from extender.dra.records import DeviceRecord
 from extender.kube.quantity import QuantityError, parse_quantity
 
@@ -47,6 +51,7 @@ __all__ = [
     "CAPACITY",
     "DRIVER",
     "MULTI_ALLOCATIONS",
+    "declared_functions",
     "device_activation",
     "device_variable",
     "environment",
@@ -63,7 +68,7 @@ def _message_types() -> tuple[Any, dict[str, Any]]:
     """A descriptor pool with one message per opaque type (named as cel-go names the type) and their classes."""
     pool = descriptor_pool.DescriptorPool()
     classes = {}
-    for package, names in (("kubernetes", ("Quantity", "Semver", "Unreachable")), ("net", ("IP", "CIDR"))):
+    for package, names in (("kubernetes", ("Quantity", "Semver", "Unreachable", "URL")), ("net", ("IP", "CIDR"))):
         file = descriptor_pb2.FileDescriptorProto(name=f"extender_dra_{package}.proto", package=package,
                                                   syntax="proto3")
         for name in names:
@@ -87,13 +92,22 @@ _QuantityMessage = _CLASSES["kubernetes.Quantity"]
 _SemverMessage = _CLASSES["kubernetes.Semver"]
 _IPMessage = _CLASSES["net.IP"]
 _CIDRMessage = _CLASSES["net.CIDR"]
+_URLMessage = _CLASSES["kubernetes.URL"]
 QUANTITY: Final = cel.Type("kubernetes.Quantity")
 SEMVER: Final = cel.Type("kubernetes.Semver")
 IP: Final = cel.Type("net.IP")
 CIDR: Final = cel.Type("net.CIDR")
+URL: Final = cel.Type("kubernetes.URL")
 UNREACHABLE: Final = cel.Type("kubernetes.Unreachable")
 _DYN: Final = cel.Type.DYN
 _LIST_DYN: Final = cel.Type.List(cel.Type.DYN)
+
+
+#: Functions the C++ runtime declares on its own, which Kubernetes' libraries add overloads to: the
+#: lists library's ``indexOf``/``lastIndexOf`` (the strings extension's names) and ``string`` of an IP
+#: or CIDR (the standard conversion; a name cannot be declared twice). A call the checker finds no
+#: overload for is renamed to an alias of the same length (positions in error texts hold).
+CALL_ALIASES: Final = {"indexOf": "_ndexOf", "lastIndexOf": "_astIndexOf", "string": "_tring"}
 
 
 class CelError(Exception):
@@ -321,6 +335,14 @@ def _extreme(items: Sequence[Any], pick: Callable[..., Any]) -> Any:
     return items[best]
 
 
+def _index_of(items: Sequence[Any], wanted: Any) -> int:
+    return next((i for i, item in enumerate(items) if item == wanted), -1)
+
+
+def _last_index_of(items: Sequence[Any], wanted: Any) -> int:
+    return next((i for i in range(len(items) - 1, -1, -1) if items[i] == wanted), -1)
+
+
 def _flatten(items: Sequence[Any]) -> list[Any]:
     out: list[Any] = []
     for item in items:
@@ -471,6 +493,28 @@ def _contains_cidr(prefix: Any, other: Any) -> bool:
     return inner.supernet(new_prefix=network.prefixlen) == network
 
 
+def _url(raw: str) -> Any:
+    # Validated as a request URI, then read as url.Parse reads it (the fragment split off).
+    try:
+        cel_urls.parse_request_uri(raw)
+        cel_urls.parse(raw)
+    except cel_urls.URLError as err:
+        raise CelError(f"URL parse error during conversion from string: {err}") from None
+    return _URLMessage(canonical=raw)
+
+
+def _is_url(raw: str) -> bool:
+    try:
+        cel_urls.parse_request_uri(raw)
+    except cel_urls.URLError:
+        return False
+    return True
+
+
+def _url_parts(message: Any) -> cel_urls.ParsedURL:
+    return cel_urls.parse(message.canonical)  # parsed once already: it cannot fail
+
+
 def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[..., Any], *, member: bool) -> Any:
     def guarded(*args: Any) -> Any:
         try:
@@ -484,6 +528,29 @@ def _overload(name: str, result: Any, params: Sequence[Any], impl: Callable[...,
 
 
 def _functions() -> list[Any]:
+    return [cel.FunctionDecl(name, overloads) for name, overloads in _function_table().items()]
+
+
+#: Functions the C++ runtime declares itself (standard library, strings v2, optional types).
+_BUILTIN_FUNCTIONS: Final = frozenset({
+    "size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn", "type", "matches",
+    "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
+    "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds", "charAt", "indexOf",
+    "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim", "join", "format",
+    "strings.quote", "optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "value", "or",
+    "orValue",
+})
+
+
+@cache
+def declared_functions() -> frozenset[str]:
+    """Every function name a selector may call (as written: aliases are not names of their own)."""
+    aliases = set(CALL_ALIASES.values())
+    return _BUILTIN_FUNCTIONS | {name for name in _function_table() if name not in aliases}
+
+
+@cache
+def _function_table() -> dict[str, list[Any]]:
     Q, S, B, INT, D, STR = QUANTITY, SEMVER, cel.Type.BOOL, cel.Type.INT, cel.Type.DOUBLE, cel.Type.STRING
     L = _LIST_DYN
     fn: dict[str, list[Any]] = {}
@@ -532,6 +599,9 @@ def _functions() -> list[Any]:
         lambda a: _link_local_multicast(_ip(a)), member=True)
     add("isLinkLocalUnicast", "ip_is_link_local_unicast", B, [IP], lambda a: _link_local_unicast(_ip(a)), member=True)
     add("isGlobalUnicast", "ip_is_global_unicast", B, [IP], lambda a: _global_unicast(_ip(a)), member=True)
+    # string(ip) and string(cidr), under the alias (see CALL_ALIASES); both are messages to the runtime.
+    add(CALL_ALIASES["string"], "ip_to_string", STR, [IP], lambda value: value.canonical)
+    fn[CALL_ALIASES["string"]].append(cel.Overload("cidr_to_string", return_type=STR, parameters=[CIDR]))
     add("cidr", "string_to_cidr", CIDR, [STR], lambda raw: _cidr_message(_parse_cidr(raw)))
     add("isCIDR", "is_cidr", B, [STR], lambda raw: _is_valid(_parse_cidr, raw))
     add("containsIP", "cidr_contains_ip_string", B, [CIDR, STR], _contains_ip, member=True)
@@ -541,6 +611,19 @@ def _functions() -> list[Any]:
     add("prefixLength", "cidr_prefix_length", INT, [CIDR], lambda c: _cidr(c).network.prefixlen, member=True)
     add("masked", "cidr_masked", CIDR, [CIDR],
         lambda c: _CIDRMessage(canonical=str(_cidr(c).network)), member=True)
+
+    add("url", "string_to_url", URL, [STR], _url)
+    add("isURL", "is_url_string", B, [STR], _is_url)
+    add("getScheme", "url_get_scheme", STR, [URL], lambda u: _url_parts(u).scheme, member=True)
+    add("getHost", "url_get_host", STR, [URL], lambda u: _url_parts(u).host, member=True)
+    add("getHostname", "url_get_hostname", STR, [URL],
+        lambda u: cel_urls.split_host_port(_url_parts(u).host)[0], member=True)
+    add("getPort", "url_get_port", STR, [URL], lambda u: cel_urls.split_host_port(_url_parts(u).host)[1],
+        member=True)
+    add("getEscapedPath", "url_get_escaped_path", STR, [URL], lambda u: cel_urls.escaped_path(_url_parts(u)),
+        member=True)
+    add("getQuery", "url_get_query", cel.Type.Map(STR, cel.Type.List(STR)), [URL],
+        lambda u: cel_urls.query(_url_parts(u)), member=True)
 
     add("find", "string_find_string", STR, [STR, STR],
         lambda s, p: (m.group(0) if (m := _regex(p).search(s)) else ""), member=True)
@@ -565,6 +648,21 @@ def _functions() -> list[Any]:
         for type_name, element in types:
             fn[name].append(cel.Overload(f"list_{type_name}_{name}", return_type=result_of or element,
                                          parameters=[cel.Type.List(element)], is_member=True))
+    # The list indexOf/lastIndexOf, under names of the same length (see CALL_ALIASES). Declared
+    # per element type, so that the checker rejects an element of another type as upstream's generic
+    # declaration does; the runtime dispatches on the element's kind, one implementation per kind.
+    elements = [INT, cel.Type.UINT, D, B, STR, cel.Type.BYTES, cel.Type.DURATION, cel.Type.TIMESTAMP,
+                L, cel.Type.Map(_DYN, _DYN), cel.Type.NULL]
+    searches: tuple[tuple[str, Callable[[Sequence[Any], Any], int]], ...] = (
+        (CALL_ALIASES["indexOf"], _index_of), (CALL_ALIASES["lastIndexOf"], _last_index_of))
+    for name, search in searches:
+        for i, element in enumerate(elements):
+            add(name, f"list_{name}_{i}", INT, [cel.Type.List(element), element], search, member=True)
+        # The opaque types are all messages to the runtime: one implementation serves them all.
+        add(name, f"list_{name}_quantity", INT, [cel.Type.List(Q), Q], search, member=True)
+        for j, opaque in enumerate((S, IP, CIDR)):
+            fn[name].append(cel.Overload(f"list_{name}_opaque_{j}", return_type=INT,
+                                         parameters=[cel.Type.List(opaque), opaque], is_member=True))
     add("slice", "list_slice", L, [L, INT, INT], _slice, member=True)
     add("flatten", "list_flatten", L, [L], _flatten, member=True)
     add("distinct", "list_distinct", L, [L], _distinct, member=True)
@@ -576,7 +674,7 @@ def _functions() -> list[Any]:
     add("sets.equivalent", "list_sets_equivalent_list", B, [L, L],
         lambda a, b: all(x in b for x in a) and all(x in a for x in b))
     add("sets.intersects", "list_sets_intersects_list", B, [L, L], lambda a, b: any(x in b for x in a))
-    return [cel.FunctionDecl(name, overloads) for name, overloads in fn.items()]
+    return fn
 
 
 @cache

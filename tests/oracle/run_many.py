@@ -5,6 +5,8 @@ agreement per plugin and the seeds that disagree.
     python tests/oracle/run_many.py --seed 123 --count 1 -v      # one seed, every mismatch
     python tests/oracle/run_many.py --seed 123 --dump             # the scenario as JSON
     python tests/oracle/run_many.py --count 2000 --profiles       # a random profile (weights, args) per seed
+    python tests/oracle/run_many.py --count 300 --dra-scoring     # seeds whose pod requests a DRA-backed
+                                                                  # extended resource, scored in devices
 
 Exit status: 0 when everything agrees, 1 otherwise.
 """
@@ -12,6 +14,7 @@ Exit status: 0 when everything agrees, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -22,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository root: the extender package
 
 from oracle_harness import differential, scenario_features
-from scenarios import generate, generate_profile
+from scenarios import dra_scoring_profile, generate, generate_profile, requests_dra_backed_resource
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,26 +35,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=1000, help="number of scenarios (default 1000)")
     ap.add_argument("--features", default=os.environ.get("ORACLE_FEATURES"), help='e.g. "all,-sidecars"')
     ap.add_argument("--profiles", action="store_true", help="a random profile (weights, plugin args) per seed")
+    ap.add_argument("--dra-scoring", action="store_true",
+                    help="only seeds whose pod requests a DRA-backed extended resource, with a profile scoring it")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mismatch")
     ap.add_argument("--max-seeds", type=int, default=50, help="failing seeds to list (default 50)")
     ap.add_argument("--dump", action="store_true", help="print the scenario of --seed as JSON and exit")
     args = ap.parse_args(argv)
 
     feats = scenario_features(args.features)
+    profile_for = dra_scoring_profile if args.dra_scoring else generate_profile if args.profiles else None
     if args.dump:
         sc = generate(args.seed, feats)
-        if args.profiles:
-            sc["profile"] = generate_profile(args.seed)  # the engine's profile (the oracle gets it restricted)
+        if profile_for is not None:
+            sc["profile"] = profile_for(args.seed)  # the engine's profile (the oracle gets it restricted)
         json.dump(sc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
 
     start = time.monotonic()
-    stats = differential(
-        range(args.seed, args.seed + args.count),
-        lambda s: generate(s, feats),
-        profile_for=generate_profile if args.profiles else None,
-    )
+    seeds: list[int] | range = range(args.seed, args.seed + args.count)
+    if args.dra_scoring:  # the first --count seeds from --seed on that qualify
+        qualifying = (s for s in itertools.count(args.seed) if requests_dra_backed_resource(generate(s, feats)))
+        seeds = list(itertools.islice(qualifying, args.count))
+    stats = differential(seeds, lambda s: generate(s, feats), profile_for=profile_for)
     elapsed = time.monotonic() - start
 
     print(stats.table())

@@ -1323,8 +1323,9 @@ class _DRAGen:
                     claim["metadata"]["finalizers"] = ["example.com/hold"]
                     self.objects.append(claim)
                     pod_claims.append({"name": entry, "resourceClaimName": name})
-        if self.chance(0.3):
-            name = DRA_GPU if self.chance(0.6) else f"deviceclass.resource.kubernetes.io/{rng.choice(DRA_CLASSES)}"
+        if self.chance(0.4):
+            klass = rng.choice([*DRA_CLASSES, "any.example.com"])
+            name = DRA_GPU if self.chance(0.6) else f"deviceclass.resource.kubernetes.io/{klass}"
             container = rng.choice(pod["spec"]["containers"] + pod["spec"].get("initContainers", []))
             resources = container.setdefault("resources", {})
             amount = str(rng.choice([1, 1, 2, 3]))
@@ -1418,10 +1419,71 @@ def generate_profile(seed: int) -> Obj:
         if chance() < 0.5:
             added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [term]}
         config.append({"name": "NodeAffinity", "args": {"addedAffinity": added}})
+    _dra_scoring_resources(seed, config)
     profile: Obj = {"schedulerName": "default-scheduler", "pluginConfig": config}
     if weights:
         profile["plugins"] = {"multiPoint": {"enabled": [{"name": p, "weight": w} for p, w in weights.items()]}}
     return profile
+
+
+# Scoring resources a DeviceClass may stand for: the explicit extended resource name and the implicit
+# names of the scenario's classes (any.example.com exists in some scenarios only; missing.example.com never).
+DRA_SCORING_RESOURCES = [DRA_GPU, DRA_GPU, *(f"deviceclass.resource.kubernetes.io/{c}" for c in
+                                             [*DRA_CLASSES, "any.example.com", "missing.example.com"])]
+# BalancedAllocation only names classes without CEL selectors: v1.36.3 builds its scorer without a CEL
+# cache, and kube-scheduler panics on the first device it must match against a class selector.
+DRA_BALANCED_RESOURCES = [f"deviceclass.resource.kubernetes.io/{c}" for c in ("any.example.com",
+                                                                              "missing.example.com")]
+
+
+def _dra_scoring_resources(seed: int, config: list[Obj]) -> None:
+    """Some profiles score DRA-backed extended resources too (NodeResourcesFit's strategy and
+    BalancedAllocation), counted in devices where the node has no allocatable of them. A generator of
+    its own keeps the rest of every profile as it was."""
+    rng = random.Random(seed * 6151 + 29)
+    for entry in config:
+        if rng.random() >= 0.4:
+            continue
+        if entry["name"] == "NodeResourcesFit":
+            names = rng.sample(DRA_SCORING_RESOURCES, rng.randint(1, 2))
+            strategy = entry["args"]["scoringStrategy"]
+            listed = strategy.setdefault("resources", [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}])
+            listed.extend({"name": n, "weight": rng.randint(1, 5)} for n in dict.fromkeys(names)
+                          if all(r["name"] != n for r in listed))
+        elif entry["name"] == "NodeResourcesBalancedAllocation":
+            names = rng.sample(DRA_BALANCED_RESOURCES, rng.randint(1, 2))
+            listed = entry["args"]["resources"]
+            listed.extend({"name": n, "weight": 1} for n in dict.fromkeys(names)
+                          if all(r["name"] != n for r in listed))
+
+
+def dra_scoring_profile(seed: int) -> Obj:
+    """A profile whose NodeResourcesFit strategy always scores DRA-backed extended resources (the
+    explicit name and a class's implicit one) beside cpu and memory, and whose BalancedAllocation scores
+    a class without selectors (see DRA_BALANCED_RESOURCES)."""
+    rng = random.Random(seed * 4243 + 5)
+    implicit = f"deviceclass.resource.kubernetes.io/{rng.choice([*DRA_CLASSES, 'any.example.com'])}"
+    resources = [{"name": n, "weight": rng.randint(1, 5)} for n in ("cpu", "memory", DRA_GPU, implicit)]
+    strategy: Obj = {"type": rng.choice(["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]),
+                     "resources": resources}
+    if strategy["type"] == "RequestedToCapacityRatio":
+        points = sorted(rng.sample(range(0, 101), rng.randint(1, 3)))
+        strategy["requestedToCapacityRatio"] = {
+            "shape": [{"utilization": u, "score": rng.randint(0, 10)} for u in points]}
+    balanced = [{"name": n, "weight": 1} for n in ("cpu", "memory", *DRA_BALANCED_RESOURCES)]
+    return {"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}},
+        {"name": "NodeResourcesBalancedAllocation", "args": {"resources": balanced}}]}
+
+
+def requests_dra_backed_resource(scenario: Obj) -> bool:
+    """Whether the scenario has DeviceClasses and its pod requests a resource one may stand for."""
+    if not any(obj["kind"] == "DeviceClass" for obj in scenario["objects"]):
+        return False
+    spec = scenario["pod"]["spec"]
+    names = {name for c in spec["containers"] + spec.get("initContainers", [])
+             for name in c.get("resources", {}).get("requests", {})}
+    return any(n == DRA_GPU or n.startswith("deviceclass.resource.kubernetes.io/") for n in names)
 
 
 def generate_many(seed: int, count: int, features: Features | None = None) -> Iterator[Obj]:

@@ -2,7 +2,8 @@
 
 Generates ``ORACLE_SCENARIOS`` scenarios (default 200) from seed ``ORACLE_SEED``
 (default 0), plus ``ORACLE_PROFILE_SCENARIOS`` (default 100) that each come with a
-random profile, runs them through the Go oracle (one process) and through
+random profile, and ``ORACLE_DRA_SCORING_SCENARIOS`` (default 60) whose pod requests a
+DRA-backed extended resource under a profile that scores it, runs them through the Go oracle (one process) and through
 ``extender.engine.explain.explain_objects``, and compares every plugin the
 engine's profile enables: per node the filter verdict (Skip counts as Success)
 and reasons, feasibility, each score plugin's raw, normalized and weighted score,
@@ -14,11 +15,14 @@ they fail.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
+from itertools import count, islice
 from pathlib import Path
+from typing import Any
 
 import pytest
 from oracle_harness import OracleUnavailable, build_oracle, differential, env_int, scenario_features
-from scenarios import generate, generate_profile
+from scenarios import dra_scoring_profile, generate, generate_profile, requests_dra_backed_resource
 
 pytestmark = pytest.mark.oracle
 MAX_SHOWN = 5
@@ -45,23 +49,30 @@ def test_generator_is_deterministic() -> None:
     assert generate(11) != generate(12)
 
 
-def _run(with_profiles: bool) -> None:
+def _run(with_profiles: bool, dra_scoring: bool = False) -> None:
     _oracle_or_skip()
     try:
         import extender.engine.explain  # noqa: F401
     except ImportError as exc:
         _unavailable(f"the engine's explain_objects cannot be imported: {exc}")
-    if with_profiles:
-        count, base = env_int("ORACLE_PROFILE_SCENARIOS", 100), env_int("ORACLE_SEED", 0) + 1_000_000
-    else:
-        count, base = env_int("ORACLE_SCENARIOS", 200), env_int("ORACLE_SEED", 0)
     spec = os.environ.get("ORACLE_FEATURES")
     feats = scenario_features(spec)
-    stats = differential(
-        range(base, base + count),
-        lambda s: generate(s, feats),
-        profile_for=generate_profile if with_profiles else None,
-    )
+    seeds: Iterable[int]
+    profile_for: Callable[[int], Any] | None = generate_profile if with_profiles else None
+    if dra_scoring:
+        # Scenarios whose pod requests a DRA-backed extended resource, scored by a profile that counts
+        # them in devices (too rare among random profiles to cover it well).
+        base = env_int("ORACLE_SEED", 0) + 2_000_000
+        wanted = env_int("ORACLE_DRA_SCORING_SCENARIOS", 60)
+        seeds = list(islice((s for s in count(base) if requests_dra_backed_resource(generate(s, feats))), wanted))
+        profile_for = dra_scoring_profile
+    elif with_profiles:
+        size, base = env_int("ORACLE_PROFILE_SCENARIOS", 100), env_int("ORACLE_SEED", 0) + 1_000_000
+        seeds = range(base, base + size)
+    else:
+        size, base = env_int("ORACLE_SCENARIOS", 200), env_int("ORACLE_SEED", 0)
+        seeds = range(base, base + size)
+    stats = differential(seeds, lambda s: generate(s, feats), profile_for=profile_for)
 
     problems: list[str] = []
     for seed, message in stats.oracle_errors[:MAX_SHOWN]:
@@ -72,7 +83,7 @@ def _run(with_profiles: bool) -> None:
             break
         shown += 1
         feat_env = f"ORACLE_FEATURES={spec!r} " if spec else ""
-        flag = " --profiles" if with_profiles else ""
+        flag = " --dra-scoring" if dra_scoring else " --profiles" if with_profiles else ""
         problems.append(
             f"{mismatches[0]}  ({len(mismatches)} mismatches in this scenario)\n"
             f"    reproduce: {feat_env}python tests/oracle/run_many.py --seed {seed} --count 1 -v{flag}"
@@ -92,3 +103,9 @@ def test_engine_matches_upstream_with_plugin_args() -> None:
     """The same with a random profile per scenario: score weights and plugin args (scoring
     strategies, ignored resources, hardPodAffinityWeight, spreading defaults, addedAffinity)."""
     _run(with_profiles=True)
+
+
+def test_dra_backed_extended_resources_score_as_upstream() -> None:
+    """NodeResourcesFit's strategies and BalancedAllocation count DRA-backed extended resources in
+    devices where a node has no allocatable of them, as upstream does."""
+    _run(with_profiles=True, dra_scoring=True)

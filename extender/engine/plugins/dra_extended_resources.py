@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from extender.cluster.dra_objects import IMPLICIT_EXTENDED_RESOURCE_PREFIX
+from extender.cluster.dra_objects import IMPLICIT_EXTENDED_RESOURCE_PREFIX, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.resource import is_extended_resource_name
 from extender.cluster.snapshot import Snapshot
+from extender.dra.cel import CelCache
+from extender.dra.pools import PoolError, node_matches
+from extender.dra.records import DeviceClassRecord, DeviceRecord, SliceRecord
 from extender.engine.framework import CycleState
 from extender.kube.quantity import QuantityError, decode_quantity
 
@@ -41,6 +44,103 @@ def dra_equivalence_suffix(snapshot: Snapshot, pod: PodRecord) -> str:
         return ""
     mapped = sorted((name, classes[name]) for name in pod.requests.scalars if name in classes)
     return "" if not mapped else "|dra:" + ",".join(f"{name}={klass}" for name, klass in mapped)
+
+
+# ---- the scoring side: a DRA-backed extended resource counted in devices -----------------------------
+class DeviceTotals:
+    """How many devices of a DeviceClass a node has, and how many of them are taken: what the resource
+    scores count as allocatable and allocated for a DRA-backed extended resource on a node with no
+    allocatable of it (resource_allocation.go calculateDRAResourceTotals).
+
+    Every ResourceSlice that reaches the node counts (by name, all nodes, node selector, or device by
+    device), whatever its pool's generation, as upstream does; a device counts when every CEL selector
+    of the class matches it, and is taken when any claim holds it (dedicated, shared, or with consumed
+    capacity; in-flight claims included). A node selector or selector that fails makes the node count
+    nothing, as upstream's error return does.
+
+    Per-device results do not depend on the node, so they are kept for as long as the DRA view is the
+    same object (a view is immutable and replaced on any change); node selection is evaluated per call
+    because node labels change without the view changing.
+    """
+
+    def __init__(self) -> None:
+        self.cel_cache = CelCache()
+        # (the view, slice indexes by node name, the other slices, class -> device id -> counts|None)
+        self._memo: tuple[DRAView, dict[str, list[int]], list[int],
+                          dict[str, dict[tuple[int, int], tuple[int, int] | None]]] | None = None
+
+    def _index(self, view: DRAView) -> tuple[dict[str, list[int]], list[int],
+                                               dict[str, dict[tuple[int, int], tuple[int, int] | None]]]:
+        memo = self._memo
+        if memo is None or memo[0] is not view:
+            by_name: dict[str, list[int]] = {}
+            others: list[int] = []
+            for i, slice_ in enumerate(view.slices):
+                if slice_.node_name and not slice_.all_nodes and not slice_.per_device_node_selection:
+                    by_name.setdefault(slice_.node_name, []).append(i)
+                else:
+                    others.append(i)
+            memo = self._memo = (view, by_name, others, {})
+        return memo[1], memo[2], memo[3]
+
+    def totals(self, view: DRAView, klass: DeviceClassRecord, node_name: str,
+               labels: Mapping[str, str]) -> tuple[int, int]:
+        """(devices of the class on the node, those of them already allocated)."""
+        by_name, others, per_class = self._index(view)
+        counts = per_class.setdefault(klass.name, {})
+        capacity = allocated = 0
+        for i in (*by_name.get(node_name, ()), *others):
+            slice_ = view.slices[i]
+            try:
+                devices = _devices_on_node(slice_, node_name, labels)
+            except PoolError:
+                return 0, 0
+            for j in devices:
+                key = (i, j)
+                if key not in counts:
+                    counts[key] = self._count(view, klass, slice_, slice_.devices[j])
+                count = counts[key]
+                if count is None:
+                    return 0, 0
+                capacity += count[0]
+                allocated += count[1]
+        return capacity, allocated
+
+    def _count(self, view: DRAView, klass: DeviceClassRecord, slice_: SliceRecord,
+               device: DeviceRecord) -> tuple[int, int] | None:
+        """(1, 1 if taken) for a device of the class, (0, 0) for another one, None on a CEL error."""
+        for expression in klass.selectors:
+            if expression is None:  # not a CEL selector: upstream's scorer passes over it
+                continue
+            compiled = self.cel_cache.get_or_compile(expression)
+            if compiled.error is not None:
+                return None
+            matches, error = compiled.device_matches(device, slice_.driver)
+            if error is not None:
+                return None
+            if not matches:
+                return 0, 0
+        taken = view.allocated().is_allocated((slice_.driver, slice_.pool_name, device.name))
+        return 1, int(taken)
+
+
+def _devices_on_node(slice_: SliceRecord, node_name: str, labels: Mapping[str, str]) -> Sequence[int]:
+    """Indexes of the slice's devices that are on the node, in the scorer's order of checks (raises
+    PoolError for a node selector it cannot parse)."""
+    if slice_.per_device_node_selection:
+        out: list[int] = []
+        for j, device in enumerate(slice_.devices):
+            on_node = device.all_nodes or (bool(device.node_name) and device.node_name == node_name)
+            if on_node or (device.node_selector is not None and node_matches(
+                    node_name, labels, device.node_name, device.all_nodes, device.node_selector)):
+                out.append(j)
+        return out
+    if not slice_.all_nodes and slice_.node_name != node_name and slice_.node_selector is not None:
+        if not node_matches(node_name, labels, slice_.node_name, slice_.all_nodes, slice_.node_selector):
+            return ()
+    elif not slice_.all_nodes and slice_.node_name and slice_.node_name != node_name:
+        return ()
+    return range(len(slice_.devices))
 
 
 # ---- the DynamicResources side: one claim for all of a pod's DRA-backed extended resources -------------

@@ -72,8 +72,9 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
         requests = self.scorer.pod_request_list(pod.raw)
         if not any(requests):
             return SKIP  # a best-effort pod does not change any node's balance
-        state.data[_PRESCORE_KEY] = requests
+        state.data[_PRESCORE_KEY] = (requests, self.scorer.dra_view(state.snapshot.dra))
         return None
 
     def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
-        return self.scorer.score(batch, state.data[_PRESCORE_KEY])
+        requests, dra = state.data[_PRESCORE_KEY]
+        return self.scorer.score(batch, requests, dra)

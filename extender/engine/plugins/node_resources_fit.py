@@ -216,8 +216,9 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         return Verdicts(index, statuses)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        state.data[_PRESCORE_KEY] = self.scorer.pod_request_list(pod.raw)
+        state.data[_PRESCORE_KEY] = (self.scorer.pod_request_list(pod.raw), self.scorer.dra_view(state.snapshot.dra))
         return None
 
     def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
-        return self.scorer.score(batch, state.data[_PRESCORE_KEY])
+        requests, dra = state.data[_PRESCORE_KEY]
+        return self.scorer.score(batch, requests, dra)

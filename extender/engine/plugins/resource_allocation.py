@@ -1,5 +1,10 @@
 """Shared arithmetic of the resource-based scores (upstream noderesources/resource_allocation.go):
-the pod's request per configured resource, and the node's allocatable and allocated amounts."""
+the pod's request per configured resource, and the node's allocatable and allocated amounts.
+
+An extended resource a DeviceClass stands for, on a node with no allocatable of it, is counted in
+devices of that class (allocatable) and those of them already allocated (allocated), as upstream does
+with the DRAExtendedResource feature (on by default in 1.36).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from extender.cluster.columns import Int64Array, NodeBatch
+from extender.cluster.dra_objects import DRAView
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from extender.engine.plugins.dra_extended_resources import DeviceTotals, is_dra_extended_resource_name
 from extender.engine.profile import ProfileError
 from extender.kube.quantity import milli_value, value
 from extender.kube.resources import pod_requests
@@ -63,6 +70,7 @@ class ResourceAllocationScorer:
         self.weights = tuple(weight for _, weight in self.resources)
         self.scorer = scorer
         self.use_requested = use_requested
+        self.devices = DeviceTotals()  # its own CEL cache, as upstream's scorer has
 
     def pod_request_list(self, raw_pod: Mapping[str, Any]) -> list[int]:
         """The pod's request for each configured resource (non-zero defaults unless use_requested)."""
@@ -70,7 +78,15 @@ class ResourceAllocationScorer:
                                 pod_level_resources=self.pod_level_resources)
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
 
-    def vectors(self, batch: NodeBatch, pod_requests_list: list[int]) -> tuple[Int64Array, Int64Array, Int64Array]:
+    def dra_view(self, view: DRAView) -> DRAView | None:
+        """The DRA view the scores read, or None when no configured resource is one a DeviceClass stands
+        for (upstream's getDRAPreScoredParams: then no resource is counted in devices)."""
+        classes = view.extended_resource_classes()
+        backed = any(is_dra_extended_resource_name(name) and name in classes for name in self.names)
+        return view if backed else None
+
+    def vectors(self, batch: NodeBatch, pod_requests_list: list[int],
+                dra: DRAView | None = None) -> tuple[Int64Array, Int64Array, Int64Array]:
         """(requested incl. the pod, allocated before it, allocatable): one row per configured resource,
         one column per node; all three are 0 where the resource is skipped for that node."""
         count, size = len(self.names), len(batch)
@@ -91,13 +107,34 @@ class ResourceAllocationScorer:
                     continue
                 # A node without the resource in its allocatable skips it, as one with 0 of it does.
                 node_alloc, node_used = batch.scalar(name)
+                if dra is not None:
+                    node_alloc, node_used = self._dra_counts(batch, name, node_alloc, node_used, dra)
             present = node_alloc != 0
             allocatable[i] = node_alloc
             allocated[i] = np.where(present, node_used, 0)
             requested[i] = np.where(present, node_used + pod_request, 0)
         return requested, allocated, allocatable
 
-    def score(self, batch: NodeBatch, pod_requests_list: list[int]) -> Int64Array:
-        """The scoring function applied to every node's vectors."""
-        requested, allocated, allocatable = self.vectors(batch, pod_requests_list)
+    def _dra_counts(self, batch: NodeBatch, name: str, node_alloc: Int64Array, node_used: Int64Array,
+                    dra: DRAView) -> tuple[Int64Array, Int64Array]:
+        """Where a node has none of a resource a DeviceClass stands for: its devices of the class, and
+        those already allocated (nodes with no such device keep skipping the resource)."""
+        class_name = dra.extended_resource_classes().get(name)
+        klass = dra.classes.get(class_name) if class_name is not None else None
+        without = np.flatnonzero(node_alloc == 0)
+        if klass is None or not len(without):
+            return node_alloc, node_used
+        node_alloc, node_used = node_alloc.copy(), node_used.copy()
+        for k in without.tolist():
+            node = batch.nodes[k].node
+            if node is None:
+                continue
+            capacity, taken = self.devices.totals(dra, klass, node.name, node.labels)
+            if capacity > 0:
+                node_alloc[k], node_used[k] = capacity, taken
+        return node_alloc, node_used
+
+    def score(self, batch: NodeBatch, pod_requests_list: list[int], dra: DRAView | None = None) -> Int64Array:
+        """The scoring function applied to every node's vectors (``dra``: from :meth:`dra_view`)."""
+        requested, allocated, allocatable = self.vectors(batch, pod_requests_list, dra)
         return self.scorer(requested, allocated, allocatable)
