@@ -18,7 +18,7 @@ private NodeColumns built for the request: the same representation, the same plu
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ IntpArray = npt.NDArray[np.intp]
 
 # Numeric columns, one int64 per row.
 NUMERIC = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
-           "nonzero_cpu", "nonzero_mem", "pod_count", "unschedulable", "has_ports", "taint_code")
+           "nonzero_cpu", "nonzero_mem", "pod_count", "unschedulable", "has_ports", "taint_code", "generation")
 
 _ROW_BITS = 32
 _owners = itertools.count(1)
@@ -138,6 +138,8 @@ class NodeColumns:
         n["pod_count"][row] = len(node.pods)
         n["unschedulable"][row] = record.unschedulable
         n["has_ports"][row] = bool(node.used_ports)
+        # What per-node memos (spreading's match counts) compare with: a row whose generation moved is stale.
+        n["generation"][row] = node.generation
         code = self._taint_codes.get(record.taints)
         if code is None:
             code = self._taint_codes[record.taints] = len(self.taint_sets)
@@ -250,6 +252,38 @@ class NodeBatch:
         for code in distinct:
             table[code] = per_set(self.columns.taint_sets[code])
         gathered: npt.NDArray[Any] = table[codes]
+        return gathered
+
+    def label_codes(self, key: str) -> npt.NDArray[np.int32]:
+        """Each node's code of its value of ``key`` into ``columns.label_values[key]`` (-1: no such label)."""
+        def gather() -> npt.NDArray[np.int32]:
+            codes = self.columns.labels.get(key)
+            return codes[self.rows] if codes is not None else np.full(len(self.rows), -1, np.int32)
+        result: npt.NDArray[np.int32] = self._memo(("labels", key), gather)
+        return result
+
+    def label_in(self, key: str, values: Collection[str]) -> BoolArray:
+        """Where a node's value of ``key`` is one of ``values`` (never where the node lacks the key)."""
+        codes = self.label_codes(key)
+        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.bool_)  # -1 reads the last entry
+        known = self.columns._label_codes.get(key, {})
+        for value in values:
+            code = known.get(value)
+            if code is not None:
+                table[code] = True
+        mask: BoolArray = table[codes]
+        return mask
+
+    def label_table(self, key: str, by_value: Mapping[str, int]) -> Int64Array:
+        """Each node's entry of ``by_value`` for its value of ``key`` (0 where absent or the node lacks it)."""
+        codes = self.label_codes(key)
+        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.int64)
+        known = self.columns._label_codes.get(key, {})
+        for value, entry in by_value.items():
+            code = known.get(value)
+            if code is not None:
+                table[code] = entry
+        gathered: Int64Array = table[codes]
         return gathered
 
     def label_mask(self, key: str, matches: Callable[[Mapping[str, str]], bool]) -> BoolArray:
