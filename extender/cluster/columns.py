@@ -59,6 +59,8 @@ class NodeColumns:
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_codes: dict[tuple[Taint, ...], int] = {(): 0}
         self._rows: dict[str, int] = {}
+        # The NodeInfo each row holds (None for a free row): a batch's nodes are gathered from it.
+        self.infos: list[NodeInfo | None] = [None] * self.capacity
         self._free: list[int] = []
         self._next = 0
 
@@ -67,7 +69,9 @@ class NodeColumns:
         """Private columns for NodeInfos that are not rows of a snapshot (their ``row`` is not set)."""
         columns = cls(len(nodes))
         for node in nodes:
-            columns._write(columns._allocate(), node)
+            row = columns._allocate()
+            columns._write(row, node)
+            columns.infos[row] = node
         return columns
 
     # ---- maintenance ---------------------------------------------------------------------------
@@ -84,6 +88,7 @@ class NodeColumns:
             self.images[image] = np.concatenate([sizes, np.zeros(size - self.capacity, np.int64)])
         self._row_labels += [()] * (size - self.capacity)
         self._row_images += [()] * (size - self.capacity)
+        self.infos += [None] * (size - self.capacity)
         self.capacity = size
 
     def _allocate(self) -> int:
@@ -101,6 +106,7 @@ class NodeColumns:
         if row is None:
             row = self._rows[node.name] = self._allocate()
         self._write(row, node)
+        self.infos[row] = node
         node.row = (self.owner << _ROW_BITS) | row
 
     def drop(self, name: str) -> None:
@@ -109,6 +115,7 @@ class NodeColumns:
         if row is None:
             return
         self._clear_keyed(row)
+        self.infos[row] = None
         self._free.append(row)
 
     def _clear_keyed(self, row: int) -> None:
@@ -177,6 +184,11 @@ class NodeColumns:
         self._row_images[row] = tuple(sizes)
 
     # ---- reading -------------------------------------------------------------------------------
+    def rows_named(self, names: Sequence[str]) -> IntpArray:
+        """The row of each name (-1 for a name with no row here), in order."""
+        get = self._rows.get
+        return np.array([get(name, -1) for name in names], np.intp)
+
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
         """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""
         tagged = np.fromiter((node.row for node in nodes), np.int64, len(nodes))
@@ -204,6 +216,13 @@ class NodeBatch:
         if rows is None or columns is None:
             columns = NodeColumns.of(nodes)
             rows = np.arange(len(nodes), dtype=np.intp)
+        return cls(nodes, columns, rows)
+
+    @classmethod
+    def of_rows(cls, columns: NodeColumns, rows: IntpArray) -> NodeBatch:
+        """A batch over rows of columns (each holding a node), its NodeInfos gathered from the rows."""
+        infos = columns.infos
+        nodes: list[NodeInfo] = [infos[row] for row in rows.tolist()]
         return cls(nodes, columns, rows)
 
     def __len__(self) -> int:

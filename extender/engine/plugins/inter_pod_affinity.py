@@ -36,10 +36,12 @@ means "positive" as upstream's ``> 0`` checks require.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -51,6 +53,7 @@ from extender.engine.framework import (
     PluginError,
     ScorePlugin,
     Status,
+    Verdicts,
     unresolvable,
     unschedulable,
 )
@@ -174,10 +177,13 @@ class _NodeEntry:
 class ClusterIndex:
     """The snapshot's pods and existing pods' terms, aggregated for counting (see the comment above)."""
 
-    __slots__ = ("anti_terms", "nodes", "pods", "score_terms")
+    __slots__ = ("_owner", "_synced", "anti_terms", "nodes", "pods", "score_terms")
 
     def __init__(self) -> None:
         self.nodes: dict[str, _NodeEntry] = {}
+        # The generation of each row of one NodeColumns (``_owner``) as of the last sync.
+        self._owner = 0
+        self._synced: Int64Array = np.zeros(0, np.int64)
         # namespace -> sorted labels -> (labels, node name -> number of such pods on it)
         self.pods: dict[str, dict[tuple[tuple[str, str], ...], tuple[Mapping[str, str], dict[str, int]]]] = {}
         # existing required anti-affinity term -> topology value -> count
@@ -185,16 +191,25 @@ class ClusterIndex:
         # (kind, existing scoring term) -> topology value -> count
         self.score_terms: dict[tuple[int, AffinityTerm], dict[str, int]] = {}
 
-    def sync(self, nodes: Sequence[NodeInfo]) -> None:
-        """Bring the index to these nodes (a snapshot's whole node list): only changed nodes are redone."""
+    def sync(self, every: NodeBatch) -> None:
+        """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
+        comparing the batch's generation column with the generations the index last saw in those rows."""
+        columns, rows, nodes = every.columns, every.rows, every.nodes
+        if self._owner != columns.owner or len(self._synced) < columns.capacity:
+            synced = np.zeros(columns.capacity, np.int64)  # generations start at 1: 0 is never current
+            if self._owner == columns.owner:
+                synced[:len(self._synced)] = self._synced
+            self._owner, self._synced = columns.owner, synced
         entries = self.nodes
-        for info in nodes:
+        for i in np.flatnonzero(self._synced[rows] != every.column("generation")).tolist():
+            info = nodes[i]
             entry = entries.get(info.name)
             if entry is None or entry.generation != info.generation:
                 if entry is not None:
                     self._apply(info.name, entry, -1)
                 entry = entries[info.name] = _NodeEntry(info)
                 self._apply(info.name, entry, 1)
+            self._synced[rows[i]] = info.generation
         if len(entries) > len(nodes):
             present = {info.name for info in nodes}
             for name in [n for n in entries if n not in present]:
@@ -361,6 +376,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
 
     name = "InterPodAffinity"
+    columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -389,7 +405,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     def _index(self, state: CycleState) -> ClusterIndex:
         """The index brought up to this request's snapshot (once per request)."""
         if not state.data.get(_INDEX_SYNCED):
-            self.index.sync(state.snapshot.node_list)
+            self.index.sync(state.snapshot.all_nodes())
             state.data[_INDEX_SYNCED] = True
         return self.index
 
@@ -414,40 +430,38 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             affinity_terms, anti_terms, existing, affinity, anti, _pod_matches_all(affinity_terms, pod))
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
         s: _PreFilterState | None = state.data.get(PREFILTER_KEY)
         if s is None:
-            return Status(Code.ERROR, f'error reading "{PREFILTER_KEY}" from cycleState: not found')
-        record = node.node
-        assert record is not None
-        labels = record.labels
+            return Verdicts(np.ones(len(batch), np.int64),
+                            (Status(Code.ERROR, f'error reading "{PREFILTER_KEY}" from cycleState: not found'),))
+        count = len(batch)
         # satisfyPodAffinity
+        affinity_fails = np.zeros(count, np.bool_)
         if s.affinity_terms:
             counts = s.affinity_counts
-            pods_exist = True
+            pods_exist = np.ones(count, np.bool_)
             for term in s.affinity_terms:
-                value = labels.get(term.topology_key)
-                if value is None:
-                    return _AFFINITY_MISMATCH  # every topology key must exist on the node
-                if value not in counts.get(term.topology_key, _NO_VALUES):
-                    pods_exist = False
+                affinity_fails |= batch.label_codes(term.topology_key) < 0  # every topology key must exist
+                pods_exist &= batch.label_in(term.topology_key, counts.get(term.topology_key, _NO_VALUES))
             # The first pod of a group with affinity to itself: allowed when no pod matches anywhere.
-            if not pods_exist and not (not counts and s.matches_own_affinity):
-                return _AFFINITY_MISMATCH
+            if not (not counts and s.matches_own_affinity):
+                affinity_fails |= ~pods_exist
         # satisfyPodAntiAffinity
+        anti_fails = np.zeros(count, np.bool_)
         anti = s.anti_affinity_counts
         if anti:
             for term in s.anti_affinity_terms:
-                value = labels.get(term.topology_key)
-                if value is not None and value in anti.get(term.topology_key, _NO_VALUES):
-                    return _ANTI_AFFINITY_MISMATCH
+                anti_fails |= batch.label_in(term.topology_key, anti.get(term.topology_key, _NO_VALUES))
         # satisfyExistingPodsAntiAffinity: any label of the node naming a counted topology pair. Looking up
         # the (few) counted keys in the node's labels is the same test as walking every node label.
+        existing_fails = np.zeros(count, np.bool_)
         for key, values in s.existing_anti_affinity_counts.items():
-            value = labels.get(key)
-            if value is not None and value in values:
-                return _EXISTING_ANTI_AFFINITY_MISMATCH
-        return None
+            existing_fails |= batch.label_in(key, values)
+        # In upstream's order: the first check failed decides the reason.
+        codes = np.where(affinity_fails, 1, np.where(anti_fails, 2, np.where(existing_fails, 3, 0)))
+        return Verdicts(codes.astype(np.int64),
+                        (_AFFINITY_MISMATCH, _ANTI_AFFINITY_MISMATCH, _EXISTING_ANTI_AFFINITY_MISMATCH))
 
     # ---- scoring -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -473,29 +487,29 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         state.data[PRESCORE_KEY] = _PreScoreState(scores)
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
         s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
         if s is None:
             raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
-        record = node.node
-        assert record is not None
-        labels = record.labels
-        total = 0
+        total = np.zeros(len(batch), np.int64)
         for key, by_value in s.topology_scores.items():
-            value = labels.get(key)
-            if value is not None:
-                total += by_value.get(value, 0)
+            total += batch.label_table(key, by_value)
         return total
 
     def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        scores[:] = self.normalize_batch(state, pod, np.array(scores, np.int64)).tolist()
+
+    def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
         s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
         if s is None:
             raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
-        if not s.topology_scores or not scores:
-            return
-        low, high = min(scores), max(scores)
+        if not s.topology_scores or not len(scores):
+            return scores
+        low, high = int(scores.min()), int(scores.max())
         spread = high - low
-        for i, score in enumerate(scores):
-            # float64 arithmetic, then int64() truncation toward zero, as upstream.
-            scaled = float(MAX_NODE_SCORE) * (float(score - low) / float(spread)) if spread > 0 else 0.0
-            scores[i] = math.trunc(scaled)
+        if spread <= 0:
+            return np.zeros(len(scores), np.int64)
+        # float64 arithmetic, then int64() truncation toward zero, as upstream.
+        scaled = float(MAX_NODE_SCORE) * ((scores - low).astype(np.float64) / float(spread))
+        result: Int64Array = np.trunc(scaled).astype(np.int64)
+        return result
