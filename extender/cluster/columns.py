@@ -69,7 +69,7 @@ class NodeColumns:
         """Private columns for NodeInfos that are not rows of a snapshot (their ``row`` is not set)."""
         columns = cls(len(nodes))
         for node in nodes:
-            row = columns._allocate()
+            row = columns._rows[node.name] = columns._allocate()
             columns._write(row, node)
             columns.infos[row] = node
         return columns
@@ -186,8 +186,7 @@ class NodeColumns:
     # ---- reading -------------------------------------------------------------------------------
     def rows_named(self, names: Sequence[str]) -> IntpArray:
         """The row of each name (-1 for a name with no row here), in order."""
-        get = self._rows.get
-        return np.array([get(name, -1) for name in names], np.intp)
+        return np.fromiter(map(self._rows.get, names, itertools.repeat(-1)), np.intp, len(names))
 
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
         """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""

@@ -133,6 +133,7 @@ class Framework:
         """
         batch = nodes if isinstance(nodes, NodeBatch) else NodeBatch.of(list(nodes), state.snapshot.columns)
         result = FilterResult(batch)
+        state.candidates = batch
         rejected = self.pre_filter(state, pod, batch.nodes)
         if rejected is not None:
             if rejected.code == Code.ERROR:
@@ -232,6 +233,7 @@ class Framework:
         batch = candidates if isinstance(candidates, NodeBatch) \
             else NodeBatch.of(list(candidates), state.snapshot.columns)
         nodes = batch.nodes
+        state.candidates = batch
         active: list[tuple[ScorePlugin, int]] = []
         for plugin, weight in self.score_plugins:
             started = time.perf_counter()

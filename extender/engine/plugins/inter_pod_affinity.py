@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, NodeBatch
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -177,13 +177,17 @@ class _NodeEntry:
 class ClusterIndex:
     """The snapshot's pods and existing pods' terms, aggregated for counting (see the comment above)."""
 
-    __slots__ = ("_owner", "_synced", "anti_terms", "nodes", "pods", "score_terms")
+    __slots__ = ("_columns", "_group_rows", "_owner", "_synced", "anti_terms", "nodes", "pods", "score_terms")
 
     def __init__(self) -> None:
         self.nodes: dict[str, _NodeEntry] = {}
         # The generation of each row of one NodeColumns (``_owner``) as of the last sync.
         self._owner = 0
         self._synced: Int64Array = np.zeros(0, np.int64)
+        self._columns: NodeColumns | None = None  # the columns of the last sync
+        # (namespace, sorted labels) -> the group's nodes as rows of ``_columns`` and its pods on each;
+        # dropped whenever the group changes.
+        self._group_rows: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[IntpArray, Int64Array]] = {}
         # namespace -> sorted labels -> (labels, node name -> number of such pods on it)
         self.pods: dict[str, dict[tuple[tuple[str, str], ...], tuple[Mapping[str, str], dict[str, int]]]] = {}
         # existing required anti-affinity term -> topology value -> count
@@ -195,6 +199,9 @@ class ClusterIndex:
         """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
         comparing the batch's generation column with the generations the index last saw in those rows."""
         columns, rows, nodes = every.columns, every.rows, every.nodes
+        if self._columns is not columns:
+            self._columns = columns
+            self._group_rows.clear()
         if self._owner != columns.owner or len(self._synced) < columns.capacity:
             synced = np.zeros(columns.capacity, np.int64)  # generations start at 1: 0 is never current
             if self._owner == columns.owner:
@@ -222,6 +229,7 @@ class ClusterIndex:
             if group is None:
                 group = by_labels[sorted_labels] = (dict(sorted_labels), {})
             _bump(group[1], name, sign * count)
+            self._group_rows.pop((namespace, sorted_labels), None)
             if not group[1]:
                 del by_labels[sorted_labels]
                 if not by_labels:
@@ -238,7 +246,8 @@ class ClusterIndex:
                 del self.score_terms[(kind, term)]
 
     def _pod_groups(self, terms: Sequence[AffinityTerm]) -> Iterable[tuple[str, Mapping[str, str], dict[str, int]]]:
-        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace."""
+        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace
+        (``nodes``: node name -> number of the group's pods on it)."""
         namespaces: frozenset[str] | None = None  # None: no restriction
         for term in terms:
             if term.listed_namespaces_only:
@@ -266,28 +275,61 @@ class ClusterIndex:
         """getIncomingAffinityAntiAffinityCounts: existing pods matching all the incoming pod's affinity terms
         (one count per term whose topology key their node has), and those matching each anti-affinity term.
 
-        The terms are the incoming pod's, with namespace selectors resolved.
+        The terms are the incoming pod's, with namespace selectors resolved. The matching groups' pods are
+        added up per row of the synced columns, then per topology value through the label-code columns.
         """
         affinity: Counts = {}
         anti: Counts = {}
-        nodes = self.nodes
         if affinity_terms:
-            for namespace, labels, on_nodes in self._pod_groups(affinity_terms):
-                if _all_match(affinity_terms, namespace, labels):
-                    for name, count in on_nodes.items():
-                        node_labels = nodes[name].labels
-                        for term in affinity_terms:
-                            value = node_labels.get(term.topology_key)
-                            if value is not None:
-                                _add(affinity, term.topology_key, value, count)
+            matched = [(ns, labels) for ns, labels, _ in self._pod_groups(affinity_terms)
+                       if _all_match(affinity_terms, ns, labels)]
+            if matched:
+                per_row = self._pods_per_row(matched)
+                for term in affinity_terms:
+                    self._add_by_value(affinity, term.topology_key, per_row)
         for term in anti_affinity_terms:
-            for namespace, labels, on_nodes in self._pod_groups((term,)):
-                if term.matches(namespace, labels, None):
-                    for name, count in on_nodes.items():
-                        value = nodes[name].labels.get(term.topology_key)
-                        if value is not None:
-                            _add(anti, term.topology_key, value, count)
+            matched = [(ns, labels) for ns, labels, _ in self._pod_groups((term,))
+                       if term.matches(ns, labels, None)]
+            if matched:
+                self._add_by_value(anti, term.topology_key, self._pods_per_row(matched))
         return affinity, anti
+
+    def _pods_per_row(self, groups: Sequence[tuple[str, Mapping[str, str]]]) -> Int64Array:
+        """The pods of these groups on each row of the synced columns."""
+        columns = self._columns
+        assert columns is not None, "sync first"
+        rows: list[IntpArray] = []
+        counts: list[Int64Array] = []
+        for namespace, labels in groups:
+            key = (namespace, tuple(sorted(labels.items())))
+            held = self._group_rows.get(key)
+            if held is None:
+                on_nodes = self.pods[namespace][key[1]][1]
+                held = self._group_rows[key] = (columns.rows_named(list(on_nodes)),
+                                                np.fromiter(on_nodes.values(), np.int64, len(on_nodes)))
+            rows.append(held[0])
+            counts.append(held[1])
+        all_rows, all_counts = np.concatenate(rows), np.concatenate(counts)
+        present = all_rows >= 0  # every indexed node is a row after a sync; kept safe regardless
+        per_row: Int64Array = np.bincount(all_rows[present], weights=all_counts[present].astype(np.float64),
+                                          minlength=columns.capacity).astype(np.int64)
+        return per_row
+
+    def _add_by_value(self, counts: Counts, key: str, per_row: Int64Array) -> None:
+        """Add pods per row into ``counts[key]`` by each row's value of ``key`` (rows without it add nothing)."""
+        columns = self._columns
+        assert columns is not None
+        codes = columns.labels.get(key)
+        if codes is None:
+            return
+        codes = codes[:len(per_row)]
+        has = (per_row > 0) & (codes >= 0)
+        if not has.any():
+            return
+        sums = np.bincount(codes[has], weights=per_row[has].astype(np.float64))
+        values = columns.label_values[key]
+        for code in np.flatnonzero(sums).tolist():
+            _add(counts, key, values[code], int(sums[code]))
 
     def topology_scores(self, pod: PodRecord, ns_labels: Mapping[str, str] | None,
                         preferred: Sequence[WeightedAffinityTerm], preferred_anti: Sequence[WeightedAffinityTerm],

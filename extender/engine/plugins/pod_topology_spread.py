@@ -256,7 +256,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
                 return SKIP
         except (ConstraintError, SelectorError) as err:
             return Status(Code.ERROR, str(err))
-        candidates = NodeBatch.of(nodes, state.snapshot.columns)
+        candidates = state.batch_of(nodes)
         ignored_mask = np.zeros(len(candidates), np.bool_)
         if require_all:
             for c in constraints:
