@@ -285,10 +285,7 @@ class NodeBatch:
         codes = self.label_codes(key)
         table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.bool_)  # -1 reads the last entry
         known = self.columns._label_codes.get(key, {})
-        for value in values:
-            code = known.get(value)
-            if code is not None:
-                table[code] = True
+        table[[code for code in map(known.get, values) if code is not None]] = True
         mask: BoolArray = table[codes]
         return mask
 

@@ -328,8 +328,15 @@ class ClusterIndex:
             return
         sums = np.bincount(codes[has], weights=per_row[has].astype(np.float64))
         values = columns.label_values[key]
-        for code in np.flatnonzero(sums).tolist():
-            _add(counts, key, values[code], int(sums[code]))
+        found = np.flatnonzero(sums)
+        added = dict(zip([values[code] for code in found.tolist()], sums[found].astype(np.int64).tolist(),
+                         strict=True))
+        by_value = counts.get(key)
+        if by_value is None:
+            counts[key] = added
+        else:
+            for value, count in added.items():
+                by_value[value] = by_value.get(value, 0) + count
 
     def topology_scores(self, pod: PodRecord, ns_labels: Mapping[str, str] | None,
                         preferred: Sequence[WeightedAffinityTerm], preferred_anti: Sequence[WeightedAffinityTerm],
