@@ -18,8 +18,8 @@ private NodeColumns built for the request: the same representation, the same plu
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -196,13 +196,17 @@ class NodeColumns:
         return (tagged & ((1 << _ROW_BITS) - 1)).astype(np.intp)
 
 
-class NodeBatch:
-    """Candidate nodes of one request with their columns gathered: element i is ``nodes[i]``."""
+class NodeBatch(Sequence[NodeInfo]):
+    """Candidate nodes of one request with their columns gathered: element i is ``nodes[i]``.
 
-    __slots__ = ("_cache", "columns", "nodes", "rows")
+    A batch made from rows gathers its NodeInfos from the columns only when something reads them (a
+    plugin computed node by node, an answer listing nodes): array plugins never need them.
+    """
 
-    def __init__(self, nodes: Sequence[NodeInfo], columns: NodeColumns, rows: IntpArray) -> None:
-        self.nodes = nodes
+    __slots__ = ("_cache", "_nodes", "columns", "rows")
+
+    def __init__(self, nodes: Sequence[NodeInfo] | None, columns: NodeColumns, rows: IntpArray) -> None:
+        self._nodes = nodes
         self.columns = columns
         self.rows = rows
         self._cache: dict[Any, Any] = {}
@@ -211,6 +215,8 @@ class NodeBatch:
     def of(cls, nodes: Sequence[NodeInfo], columns: NodeColumns | None) -> NodeBatch:
         """A batch over nodes: gathered from the snapshot's columns, or from private ones if they are not
         all rows of it (full Node objects from the request, what-if copies)."""
+        if isinstance(nodes, NodeBatch) and nodes.columns is columns:
+            return nodes
         rows = columns.rows_of(nodes) if columns is not None else None
         if rows is None or columns is None:
             columns = NodeColumns.of(nodes)
@@ -219,21 +225,41 @@ class NodeBatch:
 
     @classmethod
     def of_rows(cls, columns: NodeColumns, rows: IntpArray) -> NodeBatch:
-        """A batch over rows of columns (each holding a node), its NodeInfos gathered from the rows."""
-        infos = columns.infos
-        nodes: list[NodeInfo] = [infos[row] for row in rows.tolist()]
-        return cls(nodes, columns, rows)
+        """A batch over rows of columns (each holding a node)."""
+        return cls(None, columns, rows)
+
+    @property
+    def nodes(self) -> Sequence[NodeInfo]:
+        """The NodeInfos, in order (gathered from the rows on first use)."""
+        if self._nodes is None:
+            infos = self.columns.infos
+            gathered: list[NodeInfo] = [infos[row] for row in self.rows.tolist()]
+            self._nodes = gathered
+        return self._nodes
 
     def __len__(self) -> int:
-        return len(self.nodes)
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        return self.nodes[index]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.nodes)
 
     def take(self, keep: BoolArray) -> NodeBatch:
         """The nodes where ``keep`` is true, in order."""
         if keep.all():
             return self
         indexes = np.flatnonzero(keep)
-        nodes = self.nodes
-        return NodeBatch([nodes[i] for i in indexes.tolist()], self.columns, self.rows[indexes])
+        nodes = self._nodes
+        subset = None if nodes is None else [nodes[i] for i in indexes.tolist()]
+        return NodeBatch(subset, self.columns, self.rows[indexes])
 
     def _memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         value = self._cache.get(key)

@@ -110,12 +110,12 @@ class CycleState:
         # filters the others and reports them as "node(s) didn't satisfy plugin(s) [...]".
         self.prefilter_nodes: dict[str, frozenset[str]] = {}
         self.score_weight = 0  # sum of the weights of the score plugins that ran (not skipped)
-        # The runtime's batch over the nodes its PreFilter / PreScore plugins are given (``candidates.nodes``).
+        # The runtime's batch of candidates, which its PreFilter / PreScore plugins are given as their nodes.
         self.candidates: NodeBatch | None = None
 
     def batch_of(self, nodes: Sequence[NodeInfo]) -> NodeBatch:
         """The nodes a PreFilter or PreScore plugin was given, as a batch (the runtime's, when it is theirs)."""
-        if self.candidates is not None and self.candidates.nodes is nodes:
+        if self.candidates is not None and nodes is self.candidates:
             return self.candidates
         return NodeBatch.of(nodes, self.snapshot.columns)
 

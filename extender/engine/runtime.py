@@ -134,7 +134,7 @@ class Framework:
         batch = nodes if isinstance(nodes, NodeBatch) else NodeBatch.of(list(nodes), state.snapshot.columns)
         result = FilterResult(batch)
         state.candidates = batch
-        rejected = self.pre_filter(state, pod, batch.nodes)
+        rejected = self.pre_filter(state, pod, batch)
         if rejected is not None:
             if rejected.code == Code.ERROR:
                 result.error = rejected
@@ -154,7 +154,7 @@ class Framework:
         if equivalence is not None and not all(p.columnar for p in plugins[:lead]):
             # Node-local plugins computed node by node: their verdicts are worth reusing.
             started = time.perf_counter()
-            keep = self._filter_equivalent(state, pod, batch.nodes, plugins[:lead], equivalence, result)
+            keep = self._filter_equivalent(state, pod, batch, plugins[:lead], equivalence, result)
             if timer is not None:
                 timer("EquivalenceCache", "Filter", time.perf_counter() - started)
             if result.error is not None:
@@ -232,7 +232,7 @@ class Framework:
         """
         batch = candidates if isinstance(candidates, NodeBatch) \
             else NodeBatch.of(list(candidates), state.snapshot.columns)
-        nodes = batch.nodes
+        nodes = batch
         state.candidates = batch
         active: list[tuple[ScorePlugin, int]] = []
         for plugin, weight in self.score_plugins:

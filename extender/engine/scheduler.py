@@ -227,7 +227,7 @@ class Scheduler:
         snapshot = self.cache.snapshot()
         if names is not None:
             candidates, positions = self.resolve_names(snapshot, names)
-            order = [str(n) for n in names]
+            order = list(names)  # every name is a string once resolved
         else:
             candidates = NodeBatch.of(self.resolve_nodes(snapshot, nodes or []), snapshot.columns)
             positions = np.arange(len(candidates))
@@ -239,10 +239,9 @@ class Scheduler:
             raise RequestError(str(err)) from err
         mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
                             framework.profile.max_score)
-        scores = [0] * len(order)  # unknown nodes score 0
-        for position, score in zip(positions.tolist(), mapped, strict=True):
-            scores[position] = score
-        return list(zip(order, scores, strict=True))
+        scores = np.zeros(len(order), np.int64)  # unknown nodes score 0
+        scores[positions] = mapped
+        return list(zip(order, scores.tolist(), strict=True))
 
     def preempt(self, profile: str | None, raw_pod: Any,
                 candidates: Mapping[str, tuple[Sequence[str | Mapping[str, Any]], int]]
