@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -94,6 +95,11 @@ def _check_count(field: str, count: int, limits: RequestLimits) -> None:
 
 
 def _check_unique(field: str, names: list[Any]) -> None:
+    try:
+        if len(set(names)) == len(names):
+            return  # the usual case, decided in one pass
+    except TypeError:
+        pass  # unhashable entries: the loop below skips them
     seen: set[Any] = set()
     for name in names:
         if not isinstance(name, str):
@@ -240,10 +246,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         args = decode(body, ExtenderArgs)
         names, nodes = _candidates(args, limits)
         scores = scheduler.prioritize(profile, args.Pod, names, nodes)
-        per_value: dict[int, int] = {}
-        for _, score in scores:
-            per_value[score] = per_value.get(score, 0) + 1
-        for score, count in per_value.items():
+        for score, count in Counter(score for _, score in scores).items():
             metrics.prioritize_scores.labels(profile, str(score)).inc(count)
         return [{"Host": host, "Score": score} for host, score in scores]
 

@@ -18,8 +18,8 @@ private NodeColumns built for the request: the same representation, the same plu
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +33,7 @@ IntpArray = npt.NDArray[np.intp]
 
 # Numeric columns, one int64 per row.
 NUMERIC = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
-           "nonzero_cpu", "nonzero_mem", "pod_count", "unschedulable", "has_ports", "taint_code")
+           "nonzero_cpu", "nonzero_mem", "pod_count", "unschedulable", "has_ports", "taint_code", "generation")
 
 _ROW_BITS = 32
 _owners = itertools.count(1)
@@ -59,6 +59,8 @@ class NodeColumns:
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_codes: dict[tuple[Taint, ...], int] = {(): 0}
         self._rows: dict[str, int] = {}
+        # The NodeInfo each row holds (None for a free row): a batch's nodes are gathered from it.
+        self.infos: list[NodeInfo | None] = [None] * self.capacity
         self._free: list[int] = []
         self._next = 0
 
@@ -67,7 +69,9 @@ class NodeColumns:
         """Private columns for NodeInfos that are not rows of a snapshot (their ``row`` is not set)."""
         columns = cls(len(nodes))
         for node in nodes:
-            columns._write(columns._allocate(), node)
+            row = columns._rows[node.name] = columns._allocate()
+            columns._write(row, node)
+            columns.infos[row] = node
         return columns
 
     # ---- maintenance ---------------------------------------------------------------------------
@@ -84,6 +88,7 @@ class NodeColumns:
             self.images[image] = np.concatenate([sizes, np.zeros(size - self.capacity, np.int64)])
         self._row_labels += [()] * (size - self.capacity)
         self._row_images += [()] * (size - self.capacity)
+        self.infos += [None] * (size - self.capacity)
         self.capacity = size
 
     def _allocate(self) -> int:
@@ -101,6 +106,7 @@ class NodeColumns:
         if row is None:
             row = self._rows[node.name] = self._allocate()
         self._write(row, node)
+        self.infos[row] = node
         node.row = (self.owner << _ROW_BITS) | row
 
     def drop(self, name: str) -> None:
@@ -109,6 +115,7 @@ class NodeColumns:
         if row is None:
             return
         self._clear_keyed(row)
+        self.infos[row] = None
         self._free.append(row)
 
     def _clear_keyed(self, row: int) -> None:
@@ -138,6 +145,8 @@ class NodeColumns:
         n["pod_count"][row] = len(node.pods)
         n["unschedulable"][row] = record.unschedulable
         n["has_ports"][row] = bool(node.used_ports)
+        # What per-node memos (spreading's match counts) compare with: a row whose generation moved is stale.
+        n["generation"][row] = node.generation
         code = self._taint_codes.get(record.taints)
         if code is None:
             code = self._taint_codes[record.taints] = len(self.taint_sets)
@@ -175,6 +184,10 @@ class NodeColumns:
         self._row_images[row] = tuple(sizes)
 
     # ---- reading -------------------------------------------------------------------------------
+    def rows_named(self, names: Sequence[str]) -> IntpArray:
+        """The row of each name (-1 for a name with no row here), in order."""
+        return np.fromiter(map(self._rows.get, names, itertools.repeat(-1)), np.intp, len(names))
+
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
         """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""
         tagged = np.fromiter((node.row for node in nodes), np.int64, len(nodes))
@@ -183,13 +196,17 @@ class NodeColumns:
         return (tagged & ((1 << _ROW_BITS) - 1)).astype(np.intp)
 
 
-class NodeBatch:
-    """Candidate nodes of one request with their columns gathered: element i is ``nodes[i]``."""
+class NodeBatch(Sequence[NodeInfo]):
+    """Candidate nodes of one request with their columns gathered: element i is ``nodes[i]``.
 
-    __slots__ = ("_cache", "columns", "nodes", "rows")
+    A batch made from rows gathers its NodeInfos from the columns only when something reads them (a
+    plugin computed node by node, an answer listing nodes): array plugins never need them.
+    """
 
-    def __init__(self, nodes: Sequence[NodeInfo], columns: NodeColumns, rows: IntpArray) -> None:
-        self.nodes = nodes
+    __slots__ = ("_cache", "_nodes", "columns", "rows")
+
+    def __init__(self, nodes: Sequence[NodeInfo] | None, columns: NodeColumns, rows: IntpArray) -> None:
+        self._nodes = nodes
         self.columns = columns
         self.rows = rows
         self._cache: dict[Any, Any] = {}
@@ -198,22 +215,51 @@ class NodeBatch:
     def of(cls, nodes: Sequence[NodeInfo], columns: NodeColumns | None) -> NodeBatch:
         """A batch over nodes: gathered from the snapshot's columns, or from private ones if they are not
         all rows of it (full Node objects from the request, what-if copies)."""
+        if isinstance(nodes, NodeBatch) and nodes.columns is columns:
+            return nodes
         rows = columns.rows_of(nodes) if columns is not None else None
         if rows is None or columns is None:
             columns = NodeColumns.of(nodes)
             rows = np.arange(len(nodes), dtype=np.intp)
         return cls(nodes, columns, rows)
 
+    @classmethod
+    def of_rows(cls, columns: NodeColumns, rows: IntpArray) -> NodeBatch:
+        """A batch over rows of columns (each holding a node)."""
+        return cls(None, columns, rows)
+
+    @property
+    def nodes(self) -> Sequence[NodeInfo]:
+        """The NodeInfos, in order (gathered from the rows on first use)."""
+        if self._nodes is None:
+            infos = self.columns.infos
+            gathered: list[NodeInfo] = [infos[row] for row in self.rows.tolist()]
+            self._nodes = gathered
+        return self._nodes
+
     def __len__(self) -> int:
-        return len(self.nodes)
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        return self.nodes[index]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.nodes)
 
     def take(self, keep: BoolArray) -> NodeBatch:
         """The nodes where ``keep`` is true, in order."""
         if keep.all():
             return self
         indexes = np.flatnonzero(keep)
-        nodes = self.nodes
-        return NodeBatch([nodes[i] for i in indexes.tolist()], self.columns, self.rows[indexes])
+        nodes = self._nodes
+        subset = None if nodes is None else [nodes[i] for i in indexes.tolist()]
+        return NodeBatch(subset, self.columns, self.rows[indexes])
 
     def _memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         value = self._cache.get(key)
@@ -250,6 +296,35 @@ class NodeBatch:
         for code in distinct:
             table[code] = per_set(self.columns.taint_sets[code])
         gathered: npt.NDArray[Any] = table[codes]
+        return gathered
+
+    def label_codes(self, key: str) -> npt.NDArray[np.int32]:
+        """Each node's code of its value of ``key`` into ``columns.label_values[key]`` (-1: no such label)."""
+        def gather() -> npt.NDArray[np.int32]:
+            codes = self.columns.labels.get(key)
+            return codes[self.rows] if codes is not None else np.full(len(self.rows), -1, np.int32)
+        result: npt.NDArray[np.int32] = self._memo(("labels", key), gather)
+        return result
+
+    def label_in(self, key: str, values: Collection[str]) -> BoolArray:
+        """Where a node's value of ``key`` is one of ``values`` (never where the node lacks the key)."""
+        codes = self.label_codes(key)
+        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.bool_)  # -1 reads the last entry
+        known = self.columns._label_codes.get(key, {})
+        table[[code for code in map(known.get, values) if code is not None]] = True
+        mask: BoolArray = table[codes]
+        return mask
+
+    def label_table(self, key: str, by_value: Mapping[str, int]) -> Int64Array:
+        """Each node's entry of ``by_value`` for its value of ``key`` (0 where absent or the node lacks it)."""
+        codes = self.label_codes(key)
+        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.int64)
+        known = self.columns._label_codes.get(key, {})
+        for value, entry in by_value.items():
+            code = known.get(value)
+            if code is not None:
+                table[code] = entry
+        gathered: Int64Array = table[codes]
         return gathered
 
     def label_mask(self, key: str, matches: Callable[[Mapping[str, str]], bool]) -> BoolArray:

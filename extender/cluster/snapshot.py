@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from extender.cluster.columns import NodeColumns
+from extender.cluster.columns import NodeBatch, NodeColumns
 from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 
@@ -18,7 +18,7 @@ from extender.cluster.nodeinfo import NodeInfo
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_images", "columns", "dra", "generation", "node_infos", "node_list", "objects",
+    __slots__ = ("_all", "_images", "columns", "dra", "generation", "node_infos", "node_list", "objects",
                  "pods_with_affinity_nodes",
                  "pods_with_required_anti_affinity_nodes")
 
@@ -34,6 +34,7 @@ class Snapshot:
         self.dra: DRAView = EMPTY_VIEW  # DRA records; replaced, never mutated, by the cache
         self.generation = 0
         self._images: dict[str, int] | None = None
+        self._all: tuple[int, NodeBatch] | None = None
 
     @classmethod
     def from_node_infos(cls, infos: Iterable[NodeInfo],
@@ -74,8 +75,17 @@ class Snapshot:
         self.pods_with_required_anti_affinity_nodes = [
             n for n in self.node_list if n.pods_with_required_anti_affinity
         ]
+        self._all = None
         if nodes_changed:
             self._images = None
+
+    def all_nodes(self) -> NodeBatch:
+        """Every node of the snapshot as one batch (what cluster-wide counting reads), built once per
+        refresh: the cache changes columns only in a refresh, which moves the generation."""
+        held = self._all
+        if held is None or held[0] != self.generation:
+            held = self._all = (self.generation, NodeBatch.of(self.node_list, self.columns))
+        return held[1]
 
     def get(self, name: str) -> NodeInfo | None:
         """The NodeInfo of a node, or None if the snapshot does not hold it."""

@@ -99,7 +99,7 @@ def unresolvable(*reasons: str) -> Status:
 class CycleState:
     """Per-request state: the snapshot being read and what plugins precomputed for this pod."""
 
-    __slots__ = ("data", "prefilter_nodes", "score_weight", "skip_filter", "skip_score", "snapshot")
+    __slots__ = ("candidates", "data", "prefilter_nodes", "score_weight", "skip_filter", "skip_score", "snapshot")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
@@ -110,6 +110,14 @@ class CycleState:
         # filters the others and reports them as "node(s) didn't satisfy plugin(s) [...]".
         self.prefilter_nodes: dict[str, frozenset[str]] = {}
         self.score_weight = 0  # sum of the weights of the score plugins that ran (not skipped)
+        # The runtime's batch of candidates, which its PreFilter / PreScore plugins are given as their nodes.
+        self.candidates: NodeBatch | None = None
+
+    def batch_of(self, nodes: Sequence[NodeInfo]) -> NodeBatch:
+        """The nodes a PreFilter or PreScore plugin was given, as a batch (the runtime's, when it is theirs)."""
+        if self.candidates is not None and nodes is self.candidates:
+            return self.candidates
+        return NodeBatch.of(nodes, self.snapshot.columns)
 
 
 class Verdicts:

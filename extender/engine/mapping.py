@@ -19,36 +19,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from extender.engine.framework import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE
 
+# Totals of a request: a list, or the runtime's int64 array (mapped without a per-node Python step).
+Totals = Sequence[int] | np.ndarray
 
-def absolute(totals: Sequence[int], total_weight: int, max_score: int = MAX_NODE_SCORE) -> list[int]:
+
+def absolute(totals: Totals, total_weight: int, max_score: int = MAX_NODE_SCORE) -> list[int]:
     """Weighted mean on 0..max_score, scaled to 0..10, rounded half up."""
+    values = np.asarray(totals, np.int64)
     if total_weight <= 0:
-        return [0] * len(totals)
+        return [0] * len(values)
     scale = max_score * total_weight  # a total equal to scale maps to MAX_EXTENDER_PRIORITY
-    return [
-        _clamp((2 * t * MAX_EXTENDER_PRIORITY + scale) // (2 * scale)) for t in totals
-    ]
+    mapped: list[int] = _clamp((2 * values * MAX_EXTENDER_PRIORITY + scale) // (2 * scale)).tolist()
+    return mapped
 
 
-def minmax(totals: Sequence[int]) -> list[int]:
+def minmax(totals: Totals) -> list[int]:
     """Totals stretched so the lowest maps to 0 and the highest to 10, rounded half up."""
-    if not totals:
+    values = np.asarray(totals, np.int64)
+    if not len(values):
         return []
-    low, high = min(totals), max(totals)
+    low, high = int(values.min()), int(values.max())
     span = high - low
     if span == 0:
-        return [0] * len(totals)
-    return [_clamp((2 * (t - low) * MAX_EXTENDER_PRIORITY + span) // (2 * span)) for t in totals]
+        return [0] * len(values)
+    mapped: list[int] = _clamp((2 * (values - low) * MAX_EXTENDER_PRIORITY + span) // (2 * span)).tolist()
+    return mapped
 
 
-def map_scores(totals: Sequence[int], total_weight: int, mode: str, max_score: int = MAX_NODE_SCORE) -> list[int]:
+def map_scores(totals: Totals, total_weight: int, mode: str, max_score: int = MAX_NODE_SCORE) -> list[int]:
     """Apply the named mapping (``absolute`` or ``minmax``); max_score is the plugins' scale (100 or 10)."""
     if mode == "minmax":
         return minmax(totals)
     return absolute(totals, total_weight, max_score)
 
 
-def _clamp(score: int) -> int:
-    return max(0, min(MAX_EXTENDER_PRIORITY, score))
+def _clamp(scores: np.ndarray) -> np.ndarray:
+    # The answer must stay in 0..10 whatever the totals (numpy's // floors, as Python's).
+    clamped: np.ndarray = np.clip(scores, 0, MAX_EXTENDER_PRIORITY)
+    return clamped

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from extender.cluster.columns import NodeBatch
+from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
@@ -36,14 +36,37 @@ from extender.engine.registry import lookup
 PluginTimer = Callable[[str, str, float], None]
 
 
-@dataclass
 class FilterResult:
-    """Nodes that passed, and for each rejected node the status that rejected it."""
+    """Each candidate's verdict, as arrays over the candidates' batch: ``codes[i]`` is 0 where candidate i
+    passed, else k where ``statuses[k - 1]`` (attributed to its plugin) rejected it. ``feasible`` and
+    ``failed`` are the same verdicts as a node list and a name -> status map, built when asked for."""
 
-    feasible: list[NodeInfo] = field(default_factory=list)
-    failed: dict[str, Status] = field(default_factory=dict)
-    error: Status | None = None
-    prefilter_rejection: Status | None = None  # set when a PreFilter rejected the pod on every node
+    __slots__ = ("batch", "codes", "error", "prefilter_rejection", "statuses")
+
+    def __init__(self, batch: NodeBatch) -> None:
+        self.batch = batch
+        self.codes: Int64Array = np.zeros(len(batch), np.int64)
+        self.statuses: list[Status] = []
+        self.error: Status | None = None
+        self.prefilter_rejection: Status | None = None  # set when a PreFilter rejected the pod on every node
+
+    def reject(self, positions: IntpArray, status: Status) -> None:
+        """Candidates at these positions are rejected by ``status``."""
+        self.statuses.append(status)
+        self.codes[positions] = len(self.statuses)
+
+    @property
+    def feasible(self) -> list[NodeInfo]:
+        """The candidates that passed, in order."""
+        nodes = self.batch.nodes
+        return [nodes[i] for i in np.flatnonzero(self.codes == 0).tolist()]
+
+    @property
+    def failed(self) -> dict[str, Status]:
+        """Each rejected candidate's name and the status that rejected it, in candidate order."""
+        nodes, statuses = self.batch.nodes, self.statuses
+        codes = self.codes.tolist()
+        return {nodes[i].name: statuses[codes[i] - 1] for i in np.flatnonzero(self.codes).tolist()}
 
 
 @dataclass
@@ -100,26 +123,29 @@ class Framework:
                 return status.with_plugin(plugin.name)
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],
+    def filter(self, state: CycleState, pod: PodRecord, nodes: NodeBatch | Sequence[NodeInfo],
                equivalence: tuple[EquivalenceCache, str] | None = None) -> FilterResult:
         """PreFilter once, then Filter each node until its first rejection.
 
-        With ``equivalence`` (a cache and the pod's class key), the leading node-local plugins' verdicts
-        are reused for nodes whose generation has not changed since an equivalent pod was filtered.
+        ``nodes`` are the candidates, as a batch (a request's names resolved to rows) or NodeInfos. With
+        ``equivalence`` (a cache and the pod's class key), the leading node-local plugins' verdicts are
+        reused for nodes whose generation has not changed since an equivalent pod was filtered.
         """
-        result = FilterResult()
-        rejected = self.pre_filter(state, pod, nodes)
+        batch = nodes if isinstance(nodes, NodeBatch) else NodeBatch.of(list(nodes), state.snapshot.columns)
+        result = FilterResult(batch)
+        state.candidates = batch
+        rejected = self.pre_filter(state, pod, batch)
         if rejected is not None:
             if rejected.code == Code.ERROR:
                 result.error = rejected
             else:
                 result.prefilter_rejection = rejected
-                for node in nodes:
-                    result.failed[node.name] = rejected
+                result.reject(np.arange(len(batch)), rejected)
             return result
         # Plugin-major order: each plugin sweeps the nodes still standing. A node's verdict is the first
         # plugin (in profile order) that rejects it, exactly as with node-major order, at less overhead.
-        candidates: list[NodeInfo] = list(nodes)
+        # ``standing`` holds the positions (in the candidates) of the nodes still standing.
+        standing = np.arange(len(batch))
         timer = self.timer
         plugins = [p for p in self.filter_plugins if p.name not in state.skip_filter]
         lead = 0
@@ -128,14 +154,14 @@ class Framework:
         if equivalence is not None and not all(p.columnar for p in plugins[:lead]):
             # Node-local plugins computed node by node: their verdicts are worth reusing.
             started = time.perf_counter()
-            candidates = self._filter_equivalent(state, pod, candidates, plugins[:lead], equivalence, result)
+            keep = self._filter_equivalent(state, pod, batch, plugins[:lead], equivalence, result)
             if timer is not None:
                 timer("EquivalenceCache", "Filter", time.perf_counter() - started)
             if result.error is not None:
                 return result
             plugins = plugins[lead:]
-        batch = NodeBatch.of(candidates, state.snapshot.columns)
-        failed = result.failed
+            standing = standing[keep]
+            batch = batch.take(keep)
         for plugin in plugins:
             if not len(batch):
                 break
@@ -151,25 +177,25 @@ class Framework:
             codes = verdicts.codes
             if not codes.any():
                 continue
-            attributed: dict[int, Status] = {}
-            names = batch.nodes
-            for i in np.flatnonzero(codes).tolist():
-                code = int(codes[i])
-                status = attributed.get(code)
-                if status is None:
-                    status = verdicts.statuses[code - 1]
-                    if status.code == Code.ERROR:
-                        result.error = filter_error(plugin.name, status.message)
-                        return result
-                    status = attributed[code] = status.with_plugin(plugin.name)
-                failed[names[i].name] = status
-            batch = batch.take(codes == 0)
-        result.feasible = list(batch.nodes)
+            # One status per distinct reason of this plugin, attributed to it; nodes share it.
+            for code in np.unique(codes).tolist():
+                if not code:
+                    continue
+                status = verdicts.statuses[code - 1]
+                if status.code == Code.ERROR:
+                    result.error = filter_error(plugin.name, status.message)
+                    return result
+                result.reject(standing[codes == code], status.with_plugin(plugin.name))
+            passed = codes == 0
+            standing = standing[passed]
+            batch = batch.take(passed)
         return result
 
     @staticmethod
-    def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: list[NodeInfo], plugins: list[FilterPlugin],
-                           equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> list[NodeInfo]:
+    def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[FilterPlugin],
+                           equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> BoolArray:
+        """The leading node-local plugins' verdicts through the equivalence cache: rejections are recorded
+        in ``result``; returns where the nodes passed."""
         def verdict(node: NodeInfo) -> Status | None:
             for plugin in plugins:
                 try:
@@ -183,19 +209,18 @@ class Framework:
             return None
 
         cache, key = equivalence
-        survivors: list[NodeInfo] = []
+        keep = np.ones(len(nodes), np.bool_)
         try:
-            for node, status in cache.resolve(key, nodes, FILTER_SLOT, verdict):
-                if status is None:
-                    survivors.append(node)
-                else:
-                    result.failed[node.name] = status
+            for i, (_node, status) in enumerate(cache.resolve(key, nodes, FILTER_SLOT, verdict)):
+                if status is not None:
+                    keep[i] = False
+                    result.reject(np.array([i]), status)
         except _FilterStop as stop:
             result.error = stop.status
-        return survivors
+        return keep
 
     # ---- scoring -------------------------------------------------------------------------------
-    def score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo],
+    def score(self, state: CycleState, pod: PodRecord, candidates: NodeBatch | Sequence[NodeInfo],
               details: dict[str, dict[str, PluginScore]] | None = None,
               equivalence: tuple[EquivalenceCache, str] | None = None) -> list[int]:
         """PreScore, Score, NormalizeScore and weighting; the weighted total per node, in node order.
@@ -205,6 +230,10 @@ class Framework:
         plugins are reused for nodes unchanged since an equivalent pod was scored. Raises PluginScoreError
         on a plugin failure.
         """
+        batch = candidates if isinstance(candidates, NodeBatch) \
+            else NodeBatch.of(list(candidates), state.snapshot.columns)
+        nodes = batch
+        state.candidates = batch
         active: list[tuple[ScorePlugin, int]] = []
         for plugin, weight in self.score_plugins:
             started = time.perf_counter()
@@ -228,7 +257,6 @@ class Framework:
             if equivalence is not None else []
         local_raw = self._local_raw_scores(state, pod, nodes, local, equivalence) \
             if local and equivalence is not None else {}
-        batch = NodeBatch.of(nodes, state.snapshot.columns)
         totals = np.zeros(len(nodes), np.int64)
         for plugin, weight in active:
             started = time.perf_counter()

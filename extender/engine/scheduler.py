@@ -12,7 +12,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from extender.cluster.cache import CacheError, ClusterCache, source_key
+from extender.cluster.columns import IntpArray, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
@@ -118,20 +121,23 @@ class Scheduler:
             return None
         return equivalence, equivalence_key(pod.raw) + dra_equivalence_suffix(snapshot, pod)
 
-    def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[list[NodeInfo], list[str]]:
-        """Known nodes for the given names (in order), and the names the cache does not know."""
-        found: list[NodeInfo] = []
-        unknown: list[str] = []
-        infos = snapshot.node_infos
-        for name in names:
-            if not isinstance(name, str):
+    def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[NodeBatch, IntpArray]:
+        """The known nodes among the given names as a batch of the snapshot's rows (in order), and the
+        position in ``names`` of each of them; names the cache does not know are left out."""
+        columns = snapshot.columns
+        try:
+            rows = columns.rows_named(names)
+        except TypeError:  # an unhashable name
+            raise RequestError("NodeNames: expected a list of strings") from None
+        known = rows >= 0
+        if not known.all():
+            if not all(isinstance(names[i], str) for i in np.flatnonzero(~known).tolist()):
                 raise RequestError("NodeNames: expected a list of strings")
-            info = infos.get(name)
-            if info is None:
-                unknown.append(name)
-            else:
-                found.append(info)
-        return found, unknown
+            positions = np.flatnonzero(known)
+            rows = rows[positions]
+        else:
+            positions = np.arange(len(rows))
+        return NodeBatch.of_rows(columns, rows), positions
 
     def resolve_nodes(self, snapshot: Snapshot, items: Sequence[Any]) -> list[NodeInfo]:
         """NodeInfos for full Node objects: as sent, with the cache's pods on them.
@@ -170,37 +176,47 @@ class Scheduler:
         answer = FilterAnswer()
         pod = self.pod_record(raw_pod)
         snapshot = self.cache.snapshot()
-        unknown: list[str] = []
         if names is not None:
-            candidates, unknown = self.resolve_names(snapshot, names)
+            candidates, positions = self.resolve_names(snapshot, names)
+            known_names: list[str] = [names[i] for i in positions.tolist()] \
+                if len(positions) < len(names) else list(names)
         else:
-            candidates = self.resolve_nodes(snapshot, nodes or [])
+            candidates = NodeBatch.of(self.resolve_nodes(snapshot, nodes or []), snapshot.columns)
+            known_names = [node.name for node in candidates.nodes]
         state = CycleState(snapshot)
         result = framework.filter(state, pod, candidates, self._equivalence(framework, snapshot, pod))
         if result.error is not None:
             answer.error = result.error.message
             return answer
-        for name in unknown:
-            answer.failed[name] = UNKNOWN_NODE_REASON
-            answer.reasons[UNKNOWN_NODE_REASON] = answer.reasons.get(UNKNOWN_NODE_REASON, 0) + 1
-        # Report failures in the order the nodes were given, so answers read like the request.
-        for node in candidates:
-            status = result.failed.get(node.name)
-            if status is None:
-                continue
-            node_name = node.name
-            message = status.message
-            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                answer.failed_unresolvable[node_name] = message
-            else:
-                answer.failed[node_name] = message
-            for reason in status.reasons:
-                answer.reasons[reason] = answer.reasons.get(reason, 0) + 1
-        passed = {n.name for n in result.feasible}
+        if names is not None and len(known_names) < len(names):
+            known = set(known_names)
+            unknown = [name for name in names if name not in known]
+            answer.failed = dict.fromkeys(unknown, UNKNOWN_NODE_REASON)
+            answer.reasons[UNKNOWN_NODE_REASON] = len(unknown)
+        codes = result.codes
+        statuses = result.statuses
+        # Failures in the order the nodes were given, so answers read like the request; each reason's
+        # message is made once and shared by every node it rejected.
+        rejected = np.flatnonzero(codes)
+        if len(rejected):
+            messages = np.array(["", *(status.message for status in statuses)], dtype=object)
+            unresolvable = np.array([False, *(status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+                                              for status in statuses)])
+            name_array = np.array(known_names, dtype=object)
+            for into, where in ((answer.failed, ~unresolvable[codes[rejected]]),
+                                (answer.failed_unresolvable, unresolvable[codes[rejected]])):
+                chosen = rejected[where]
+                into.update(zip(name_array[chosen].tolist(), messages[codes[chosen]].tolist(), strict=True))
+            for code, count in enumerate(np.bincount(codes).tolist()):
+                if code and count:
+                    for reason in statuses[code - 1].reasons:
+                        answer.reasons[reason] = answer.reasons.get(reason, 0) + count
+        passed = np.flatnonzero(codes == 0).tolist()
         if names is not None:
-            answer.passed = [n for n in names if n in passed]
+            answer.passed = [known_names[i] for i in passed]
         else:
-            answer.passed_nodes = [raw for raw in nodes or [] if (raw.get("metadata") or {}).get("name") in passed]
+            raws = nodes or []
+            answer.passed_nodes = [raws[i] for i in passed]
         return answer
 
     def prioritize(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
@@ -210,12 +226,12 @@ class Scheduler:
         pod = self.pod_record(raw_pod)
         snapshot = self.cache.snapshot()
         if names is not None:
-            candidates, unknown = self.resolve_names(snapshot, names)
-            order = [str(n) for n in names]
+            candidates, positions = self.resolve_names(snapshot, names)
+            order = list(names)  # every name is a string once resolved
         else:
-            candidates = self.resolve_nodes(snapshot, nodes or [])
-            unknown = []
-            order = [n.name for n in candidates]
+            candidates = NodeBatch.of(self.resolve_nodes(snapshot, nodes or []), snapshot.columns)
+            positions = np.arange(len(candidates))
+            order = [n.name for n in candidates.nodes]
         state = CycleState(snapshot)
         try:
             totals = framework.score(state, pod, candidates, None, self._equivalence(framework, snapshot, pod))
@@ -223,10 +239,9 @@ class Scheduler:
             raise RequestError(str(err)) from err
         mapped = map_scores(totals, state.score_weight, framework.profile.score_mapping,
                             framework.profile.max_score)
-        by_name = {node.name: mapped[i] for i, node in enumerate(candidates)}
-        for name in unknown:
-            by_name.setdefault(name, 0)
-        return [(name, by_name.get(name, 0)) for name in order]
+        scores = np.zeros(len(order), np.int64)  # unknown nodes score 0
+        scores[positions] = mapped
+        return list(zip(order, scores.tolist(), strict=True))
 
     def preempt(self, profile: str | None, raw_pod: Any,
                 candidates: Mapping[str, tuple[Sequence[str | Mapping[str, Any]], int]]

@@ -36,10 +36,12 @@ means "positive" as upstream's ``> 0`` checks require.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -51,6 +53,7 @@ from extender.engine.framework import (
     PluginError,
     ScorePlugin,
     Status,
+    Verdicts,
     unresolvable,
     unschedulable,
 )
@@ -174,10 +177,17 @@ class _NodeEntry:
 class ClusterIndex:
     """The snapshot's pods and existing pods' terms, aggregated for counting (see the comment above)."""
 
-    __slots__ = ("anti_terms", "nodes", "pods", "score_terms")
+    __slots__ = ("_columns", "_group_rows", "_owner", "_synced", "anti_terms", "nodes", "pods", "score_terms")
 
     def __init__(self) -> None:
         self.nodes: dict[str, _NodeEntry] = {}
+        # The generation of each row of one NodeColumns (``_owner``) as of the last sync.
+        self._owner = 0
+        self._synced: Int64Array = np.zeros(0, np.int64)
+        self._columns: NodeColumns | None = None  # the columns of the last sync
+        # (namespace, sorted labels) -> the group's nodes as rows of ``_columns`` and its pods on each;
+        # dropped whenever the group changes.
+        self._group_rows: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[IntpArray, Int64Array]] = {}
         # namespace -> sorted labels -> (labels, node name -> number of such pods on it)
         self.pods: dict[str, dict[tuple[tuple[str, str], ...], tuple[Mapping[str, str], dict[str, int]]]] = {}
         # existing required anti-affinity term -> topology value -> count
@@ -185,16 +195,28 @@ class ClusterIndex:
         # (kind, existing scoring term) -> topology value -> count
         self.score_terms: dict[tuple[int, AffinityTerm], dict[str, int]] = {}
 
-    def sync(self, nodes: Sequence[NodeInfo]) -> None:
-        """Bring the index to these nodes (a snapshot's whole node list): only changed nodes are redone."""
+    def sync(self, every: NodeBatch) -> None:
+        """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
+        comparing the batch's generation column with the generations the index last saw in those rows."""
+        columns, rows, nodes = every.columns, every.rows, every.nodes
+        if self._columns is not columns:
+            self._columns = columns
+            self._group_rows.clear()
+        if self._owner != columns.owner or len(self._synced) < columns.capacity:
+            synced = np.zeros(columns.capacity, np.int64)  # generations start at 1: 0 is never current
+            if self._owner == columns.owner:
+                synced[:len(self._synced)] = self._synced
+            self._owner, self._synced = columns.owner, synced
         entries = self.nodes
-        for info in nodes:
+        for i in np.flatnonzero(self._synced[rows] != every.column("generation")).tolist():
+            info = nodes[i]
             entry = entries.get(info.name)
             if entry is None or entry.generation != info.generation:
                 if entry is not None:
                     self._apply(info.name, entry, -1)
                 entry = entries[info.name] = _NodeEntry(info)
                 self._apply(info.name, entry, 1)
+            self._synced[rows[i]] = info.generation
         if len(entries) > len(nodes):
             present = {info.name for info in nodes}
             for name in [n for n in entries if n not in present]:
@@ -207,6 +229,7 @@ class ClusterIndex:
             if group is None:
                 group = by_labels[sorted_labels] = (dict(sorted_labels), {})
             _bump(group[1], name, sign * count)
+            self._group_rows.pop((namespace, sorted_labels), None)
             if not group[1]:
                 del by_labels[sorted_labels]
                 if not by_labels:
@@ -223,7 +246,8 @@ class ClusterIndex:
                 del self.score_terms[(kind, term)]
 
     def _pod_groups(self, terms: Sequence[AffinityTerm]) -> Iterable[tuple[str, Mapping[str, str], dict[str, int]]]:
-        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace."""
+        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace
+        (``nodes``: node name -> number of the group's pods on it)."""
         namespaces: frozenset[str] | None = None  # None: no restriction
         for term in terms:
             if term.listed_namespaces_only:
@@ -251,28 +275,68 @@ class ClusterIndex:
         """getIncomingAffinityAntiAffinityCounts: existing pods matching all the incoming pod's affinity terms
         (one count per term whose topology key their node has), and those matching each anti-affinity term.
 
-        The terms are the incoming pod's, with namespace selectors resolved.
+        The terms are the incoming pod's, with namespace selectors resolved. The matching groups' pods are
+        added up per row of the synced columns, then per topology value through the label-code columns.
         """
         affinity: Counts = {}
         anti: Counts = {}
-        nodes = self.nodes
         if affinity_terms:
-            for namespace, labels, on_nodes in self._pod_groups(affinity_terms):
-                if _all_match(affinity_terms, namespace, labels):
-                    for name, count in on_nodes.items():
-                        node_labels = nodes[name].labels
-                        for term in affinity_terms:
-                            value = node_labels.get(term.topology_key)
-                            if value is not None:
-                                _add(affinity, term.topology_key, value, count)
+            matched = [(ns, labels) for ns, labels, _ in self._pod_groups(affinity_terms)
+                       if _all_match(affinity_terms, ns, labels)]
+            if matched:
+                per_row = self._pods_per_row(matched)
+                for term in affinity_terms:
+                    self._add_by_value(affinity, term.topology_key, per_row)
         for term in anti_affinity_terms:
-            for namespace, labels, on_nodes in self._pod_groups((term,)):
-                if term.matches(namespace, labels, None):
-                    for name, count in on_nodes.items():
-                        value = nodes[name].labels.get(term.topology_key)
-                        if value is not None:
-                            _add(anti, term.topology_key, value, count)
+            matched = [(ns, labels) for ns, labels, _ in self._pod_groups((term,))
+                       if term.matches(ns, labels, None)]
+            if matched:
+                self._add_by_value(anti, term.topology_key, self._pods_per_row(matched))
         return affinity, anti
+
+    def _pods_per_row(self, groups: Sequence[tuple[str, Mapping[str, str]]]) -> Int64Array:
+        """The pods of these groups on each row of the synced columns."""
+        columns = self._columns
+        assert columns is not None, "sync first"
+        rows: list[IntpArray] = []
+        counts: list[Int64Array] = []
+        for namespace, labels in groups:
+            key = (namespace, tuple(sorted(labels.items())))
+            held = self._group_rows.get(key)
+            if held is None:
+                on_nodes = self.pods[namespace][key[1]][1]
+                held = self._group_rows[key] = (columns.rows_named(list(on_nodes)),
+                                                np.fromiter(on_nodes.values(), np.int64, len(on_nodes)))
+            rows.append(held[0])
+            counts.append(held[1])
+        all_rows, all_counts = np.concatenate(rows), np.concatenate(counts)
+        present = all_rows >= 0  # every indexed node is a row after a sync; kept safe regardless
+        per_row: Int64Array = np.bincount(all_rows[present], weights=all_counts[present].astype(np.float64),
+                                          minlength=columns.capacity).astype(np.int64)
+        return per_row
+
+    def _add_by_value(self, counts: Counts, key: str, per_row: Int64Array) -> None:
+        """Add pods per row into ``counts[key]`` by each row's value of ``key`` (rows without it add nothing)."""
+        columns = self._columns
+        assert columns is not None
+        codes = columns.labels.get(key)
+        if codes is None:
+            return
+        codes = codes[:len(per_row)]
+        has = (per_row > 0) & (codes >= 0)
+        if not has.any():
+            return
+        sums = np.bincount(codes[has], weights=per_row[has].astype(np.float64))
+        values = columns.label_values[key]
+        found = np.flatnonzero(sums)
+        added = dict(zip([values[code] for code in found.tolist()], sums[found].astype(np.int64).tolist(),
+                         strict=True))
+        by_value = counts.get(key)
+        if by_value is None:
+            counts[key] = added
+        else:
+            for value, count in added.items():
+                by_value[value] = by_value.get(value, 0) + count
 
     def topology_scores(self, pod: PodRecord, ns_labels: Mapping[str, str] | None,
                         preferred: Sequence[WeightedAffinityTerm], preferred_anti: Sequence[WeightedAffinityTerm],
@@ -361,6 +425,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
 
     name = "InterPodAffinity"
+    columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -389,7 +454,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     def _index(self, state: CycleState) -> ClusterIndex:
         """The index brought up to this request's snapshot (once per request)."""
         if not state.data.get(_INDEX_SYNCED):
-            self.index.sync(state.snapshot.node_list)
+            self.index.sync(state.snapshot.all_nodes())
             state.data[_INDEX_SYNCED] = True
         return self.index
 
@@ -414,40 +479,38 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             affinity_terms, anti_terms, existing, affinity, anti, _pod_matches_all(affinity_terms, pod))
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
         s: _PreFilterState | None = state.data.get(PREFILTER_KEY)
         if s is None:
-            return Status(Code.ERROR, f'error reading "{PREFILTER_KEY}" from cycleState: not found')
-        record = node.node
-        assert record is not None
-        labels = record.labels
+            return Verdicts(np.ones(len(batch), np.int64),
+                            (Status(Code.ERROR, f'error reading "{PREFILTER_KEY}" from cycleState: not found'),))
+        count = len(batch)
         # satisfyPodAffinity
+        affinity_fails = np.zeros(count, np.bool_)
         if s.affinity_terms:
             counts = s.affinity_counts
-            pods_exist = True
+            pods_exist = np.ones(count, np.bool_)
             for term in s.affinity_terms:
-                value = labels.get(term.topology_key)
-                if value is None:
-                    return _AFFINITY_MISMATCH  # every topology key must exist on the node
-                if value not in counts.get(term.topology_key, _NO_VALUES):
-                    pods_exist = False
+                affinity_fails |= batch.label_codes(term.topology_key) < 0  # every topology key must exist
+                pods_exist &= batch.label_in(term.topology_key, counts.get(term.topology_key, _NO_VALUES))
             # The first pod of a group with affinity to itself: allowed when no pod matches anywhere.
-            if not pods_exist and not (not counts and s.matches_own_affinity):
-                return _AFFINITY_MISMATCH
+            if not (not counts and s.matches_own_affinity):
+                affinity_fails |= ~pods_exist
         # satisfyPodAntiAffinity
+        anti_fails = np.zeros(count, np.bool_)
         anti = s.anti_affinity_counts
         if anti:
             for term in s.anti_affinity_terms:
-                value = labels.get(term.topology_key)
-                if value is not None and value in anti.get(term.topology_key, _NO_VALUES):
-                    return _ANTI_AFFINITY_MISMATCH
+                anti_fails |= batch.label_in(term.topology_key, anti.get(term.topology_key, _NO_VALUES))
         # satisfyExistingPodsAntiAffinity: any label of the node naming a counted topology pair. Looking up
         # the (few) counted keys in the node's labels is the same test as walking every node label.
+        existing_fails = np.zeros(count, np.bool_)
         for key, values in s.existing_anti_affinity_counts.items():
-            value = labels.get(key)
-            if value is not None and value in values:
-                return _EXISTING_ANTI_AFFINITY_MISMATCH
-        return None
+            existing_fails |= batch.label_in(key, values)
+        # In upstream's order: the first check failed decides the reason.
+        codes = np.where(affinity_fails, 1, np.where(anti_fails, 2, np.where(existing_fails, 3, 0)))
+        return Verdicts(codes.astype(np.int64),
+                        (_AFFINITY_MISMATCH, _ANTI_AFFINITY_MISMATCH, _EXISTING_ANTI_AFFINITY_MISMATCH))
 
     # ---- scoring -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -473,29 +536,29 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         state.data[PRESCORE_KEY] = _PreScoreState(scores)
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
         s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
         if s is None:
             raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
-        record = node.node
-        assert record is not None
-        labels = record.labels
-        total = 0
+        total = np.zeros(len(batch), np.int64)
         for key, by_value in s.topology_scores.items():
-            value = labels.get(key)
-            if value is not None:
-                total += by_value.get(value, 0)
+            total += batch.label_table(key, by_value)
         return total
 
     def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        scores[:] = self.normalize_batch(state, pod, np.array(scores, np.int64)).tolist()
+
+    def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
         s: _PreScoreState | None = state.data.get(PRESCORE_KEY)
         if s is None:
             raise PluginError(f'failed to read "{PRESCORE_KEY}" from cycleState: not found')
-        if not s.topology_scores or not scores:
-            return
-        low, high = min(scores), max(scores)
+        if not s.topology_scores or not len(scores):
+            return scores
+        low, high = int(scores.min()), int(scores.max())
         spread = high - low
-        for i, score in enumerate(scores):
-            # float64 arithmetic, then int64() truncation toward zero, as upstream.
-            scaled = float(MAX_NODE_SCORE) * (float(score - low) / float(spread)) if spread > 0 else 0.0
-            scores[i] = math.trunc(scaled)
+        if spread <= 0:
+            return np.zeros(len(scores), np.int64)
+        # float64 arithmetic, then int64() truncation toward zero, as upstream.
+        scaled = float(MAX_NODE_SCORE) * ((scores - low).astype(np.float64) / float(spread))
+        result: Int64Array = np.trunc(scaled).astype(np.int64)
+        return result

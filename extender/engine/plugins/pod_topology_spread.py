@@ -22,8 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
+import numpy as np
+import numpy.typing as npt
+
+from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import NodeRecord, PodRecord
+from extender.cluster.records import PodRecord
 from extender.engine.framework import (
     MAX_NODE_SCORE,
     SKIP,
@@ -32,10 +36,11 @@ from extender.engine.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
-    go_div,
+    Verdicts,
     unresolvable,
     unschedulable,
 )
+from extender.engine.plugins.node_affinity import required_mask
 from extender.engine.plugins.topology_spread_common import (
     DO_NOT_SCHEDULE,
     LABEL_HOSTNAME,
@@ -46,15 +51,13 @@ from extender.engine.plugins.topology_spread_common import (
     DefaultSelectors,
     MatchCounts,
     SpreadConstraint,
+    SpreadSelector,
     build_constraints,
     go_log,
-    go_round,
-    node_has_keys,
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.selectors import (
-    RequiredNodeAffinity,
     SelectorError,
     compile_required_node_affinity,
     label_key_errors,
@@ -106,45 +109,18 @@ class _FilterState:
 class _ScoreState:
     """preScoreState: constraints, ignored nodes, per-domain counts and normalizing weights."""
 
-    __slots__ = ("constraints", "counts", "ignored", "ignored_mask", "namespace", "terms", "weights")
+    __slots__ = ("constraints", "counts", "ignored", "ignored_mask", "namespace", "require_all", "weights")
 
     def __init__(self, constraints: list[SpreadConstraint], counts: list[dict[str, int]], weights: list[float],
-                 tables: list[dict[str, tuple[int, int]]], ignored: set[str], ignored_mask: list[bool],
-                 namespace: str) -> None:
+                 ignored: set[str], ignored_mask: BoolArray, namespace: str, require_all: bool) -> None:
+        self.require_all = require_all
         self.constraints = constraints
         self.counts = counts
         self.weights = weights
         self.ignored = ignored
-        # The nodes PreScore saw, in order: NormalizeScore receives their scores in this order.
+        # Over the nodes PreScore saw, in order: Score and NormalizeScore receive them in this order.
         self.ignored_mask = ignored_mask
         self.namespace = namespace
-        self.terms = tuple(
-            (c.topology_key, c.topology_key == LABEL_HOSTNAME, c.selector, per_domain, table, weight,
-             float(c.max_skew - 1))
-            for c, per_domain, table, weight in zip(constraints, counts, tables, weights, strict=True)
-        )
-
-
-class _Inclusion:
-    """matchNodeInclusionPolicies, evaluated at most once per node for the whole constraint list."""
-
-    __slots__ = ("affinity", "comparison_operators", "pod")
-
-    def __init__(self, pod: PodRecord, affinity: RequiredNodeAffinity, comparison_operators: bool) -> None:
-        self.pod = pod
-        self.affinity = affinity
-        self.comparison_operators = comparison_operators
-
-    def affinity_ok(self, node: NodeRecord) -> bool:
-        # Parse errors of the required affinity are ignored for backwards compatibility (common.go:45):
-        # an invalid term simply never matches.
-        return self.affinity.matches(node.labels, node.name)
-
-    def taints_ok(self, node: NodeRecord) -> bool:
-        if not node.taints:
-            return True
-        return find_untolerated_taint(node.taints, self.pod.tolerations, _DO_NOT_SCHEDULE_EFFECTS,
-                                      enable_comparison_operators=self.comparison_operators) is None
 
 
 @register
@@ -152,6 +128,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
     """Hard constraints filter (skew and missing topology labels), soft constraints score (fewer is better)."""
 
     name = "PodTopologySpread"
+    columnar = True
 
     # v1.36 feature gates (pkg/scheduler/framework/plugins/feature): upstream's tests flip them per case.
     enable_node_inclusion_policy: ClassVar[bool] = True
@@ -184,8 +161,47 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_affinity,
                                  c.honor_taints) for c in defaults]
 
-    def _inclusion(self, pod: PodRecord) -> _Inclusion:
-        return _Inclusion(pod, compile_required_node_affinity(pod.raw), self.enable_taint_comparison_operators)
+    def _eligible(self, pod: PodRecord, constraints: list[SpreadConstraint], batch: NodeBatch) -> list[BoolArray]:
+        """matchNodeInclusionPolicies over a batch, per constraint: the nodes whose pods count.
+
+        The pod's required node affinity is one column mask (parse errors are ignored for backwards
+        compatibility, common.go:45: an invalid term simply never matches) and the taint check is evaluated
+        once per distinct taint list. With the gate off, only nodes passing the affinity count at all.
+        """
+        gate = self.enable_node_inclusion_policy
+        everywhere = np.ones(len(batch), np.bool_)
+        affinity = everywhere
+        if not gate or any(c.honor_affinity for c in constraints):
+            affinity = required_mask(compile_required_node_affinity(pod.raw), batch)
+        taints = everywhere
+        if gate and any(c.honor_taints for c in constraints):
+            tolerations, operators = pod.tolerations, self.enable_taint_comparison_operators
+            taints = batch.by_taints(lambda listed: not listed or find_untolerated_taint(
+                listed, tolerations, _DO_NOT_SCHEDULE_EFFECTS, enable_comparison_operators=operators) is None,
+                np.bool_)
+        if not gate:
+            return [affinity for _ in constraints]
+        return [(affinity if c.honor_affinity else everywhere) & (taints if c.honor_taints else everywhere)
+                for c in constraints]
+
+    def _domain_counts(self, batch: NodeBatch, key: str, counted: BoolArray, selector: SpreadSelector,
+                       namespace: str, state: CycleState, missing: str | None) -> dict[str, int]:
+        """Matching pods per value of ``key`` over the ``counted`` nodes of the batch, every value seen
+        getting an entry even at 0. A node without the label is counted under ``missing`` (or not at all)."""
+        codes = batch.label_codes(key).astype(np.int64) + 1  # 0: no such label
+        if missing is None:
+            counted = counted & (codes > 0)
+        matching = self.match_counts.counts(batch, selector, namespace, state.snapshot.columns)
+        chosen = codes[counted]
+        sums = np.bincount(chosen, weights=matching[counted].astype(np.float64))
+        seen = np.bincount(chosen)
+        values = batch.columns.label_values.get(key, [])
+        out: dict[str, int] = {}
+        for code in np.flatnonzero(seen).tolist():
+            value = values[code - 1] if code else missing
+            assert value is not None
+            out[value] = out.get(value, 0) + int(sums[code])
+        return out
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -193,60 +209,38 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             constraints = self._constraints(state, pod, DO_NOT_SCHEDULE)
             if not constraints:
                 return SKIP
-            inclusion = self._inclusion(pod)
         except (ConstraintError, SelectorError) as err:
             return Status(Code.ERROR, str(err))
-        counts: list[dict[str, int]] = [{} for _ in constraints]
-        keys = [c.topology_key for c in constraints]
-        gate = self.enable_node_inclusion_policy
-        any_affinity = gate and any(c.honor_affinity for c in constraints)
-        any_taints = gate and any(c.honor_taints for c in constraints)
-        namespace = pod.namespace
-        memo = self.match_counts
-        tables = [memo.table(c.selector, namespace) for c in constraints]
-        counted = list(zip(constraints, counts, tables, strict=True))
         # Upstream counts over all nodes of the snapshot (PreFilter receives the full node list), not
-        # only over the candidates the extender was sent.
-        for info in state.snapshot.node_list:
-            node = info.node
-            assert node is not None
-            labels = node.labels
-            if not gate and not inclusion.affinity_ok(node):
-                continue  # gate off: spreading only over nodes that pass the pod's node affinity
-            if not node_has_keys(labels, keys):
-                continue
-            affinity_ok = inclusion.affinity_ok(node) if any_affinity else True
-            taints_ok = inclusion.taints_ok(node) if any_taints else True
-            for c, per_domain, table in counted:
-                if gate and ((c.honor_affinity and not affinity_ok) or (c.honor_taints and not taints_ok)):
-                    continue
-                value = labels[c.topology_key]
-                # The memo lookup is inlined: this loop runs for every node of the cluster.
-                entry = table.get(info.name)
-                if entry is not None and entry[0] == info.generation:
-                    matching = entry[1]
-                else:
-                    matching = memo.count(table, info, c.selector, namespace)
-                # Every eligible domain gets an entry, even with no matching pod: minDomains counts them.
-                per_domain[value] = per_domain.get(value, 0) + matching
+        # only over the candidates the extender was sent; only nodes with every topology key count.
+        every = state.snapshot.all_nodes()
+        has_keys = np.ones(len(every), np.bool_)
+        for c in constraints:
+            has_keys &= every.label_codes(c.topology_key) >= 0
+        counts = [self._domain_counts(every, c.topology_key, has_keys & eligible, c.selector, pod.namespace,
+                                      state, None)
+                  for c, eligible in zip(constraints, self._eligible(pod, constraints, every), strict=True)]
         state.data[_PREFILTER_KEY] = _FilterState(constraints, counts, pod)
         return None
 
-    def filter(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+    def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
         prepared: _FilterState | None = state.data.get(_PREFILTER_KEY)
         if prepared is None:
-            return Status(Code.ERROR, f'reading "{_PREFILTER_KEY}" from cycleState: not found')
-        record = node.node
-        assert record is not None
-        labels = record.labels
+            return Verdicts(np.ones(len(batch), np.int64),
+                            (Status(Code.ERROR, f'reading "{_PREFILTER_KEY}" from cycleState: not found'),))
+        verdict = np.zeros(len(batch), np.int64)
         # Constraints in order: the first one violated decides the reason (filtering.go:329).
         for key, per_domain, limit in prepared.checks:
-            value = labels.get(key)
-            if value is None:
-                return _MISSING_LABEL
-            if per_domain.get(value, 0) > limit:
-                return _NOT_MATCH
-        return None
+            codes = batch.label_codes(key)
+            values = batch.columns.label_values.get(key, [])
+            over = np.zeros(len(values) + 1, np.bool_)  # code -1 (no label) reads the last entry
+            for code in np.unique(codes).tolist():
+                if code >= 0:
+                    over[code] = per_domain.get(values[code], 0) > limit
+            open_ = verdict == 0
+            verdict[open_ & (codes < 0)] = 2
+            verdict[open_ & over[codes]] = 1
+        return Verdicts(verdict, (_NOT_MATCH, _MISSING_LABEL))
 
     # ---- scoring -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -260,109 +254,100 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             constraints = self._constraints(state, pod, SCHEDULE_ANYWAY)
             if not constraints:
                 return SKIP
-            inclusion = self._inclusion(pod)
         except (ConstraintError, SelectorError) as err:
             return Status(Code.ERROR, str(err))
-        keys = [c.topology_key for c in constraints]
-        counts: list[dict[str, int]] = [{} for _ in constraints]
-        ignored: set[str] = set()
-        ignored_mask: list[bool] = []
-        for info in nodes:
-            node = info.node
-            assert node is not None
-            labels = node.labels
-            if require_all and not node_has_keys(labels, keys):
-                ignored.add(node.name)
-                ignored_mask.append(True)
-                continue
-            ignored_mask.append(False)
-            for c, per_domain in zip(constraints, counts, strict=True):
-                if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken in Score
-                    # A missing label reads as "" (only possible without require_all).
-                    per_domain.setdefault(labels.get(c.topology_key, ""), 0)
+        candidates = state.batch_of(nodes)
+        ignored_mask = np.zeros(len(candidates), np.bool_)
+        if require_all:
+            for c in constraints:
+                ignored_mask |= candidates.label_codes(c.topology_key) < 0
+        kept = ~ignored_mask
+        ignored = {nodes[i].name for i in np.flatnonzero(ignored_mask).tolist()}
+        counts: list[dict[str, int]] = []
+        for c in constraints:
+            per_domain: dict[str, int] = {}
+            if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken in Score
+                values = candidates.columns.label_values.get(c.topology_key, [])
+                # A missing label reads as "" (only possible without require_all).
+                for code in np.unique(candidates.label_codes(c.topology_key)[kept]).tolist():
+                    per_domain[values[code] if code >= 0 else ""] = 0
+            counts.append(per_domain)
         weights: list[float] = []
         for c, per_domain in zip(constraints, counts, strict=True):
             size = len(nodes) - len(ignored) if c.topology_key == LABEL_HOSTNAME else len(per_domain)
             weights.append(go_log(float(size + 2)))  # topologyNormalizingWeight
 
-        gate = self.enable_node_inclusion_policy
-        any_affinity = gate and any(c.honor_affinity for c in constraints)
-        any_taints = gate and any(c.honor_taints for c in constraints)
-        namespace = pod.namespace
-        memo = self.match_counts
-        counted = [(c, per_domain, memo.table(c.selector, namespace))
-                   for c, per_domain in zip(constraints, counts, strict=True) if c.topology_key != LABEL_HOSTNAME]
-        if counted:
-            for info in all_nodes:
-                node = info.node
-                assert node is not None
-                labels = node.labels
-                if not gate and not inclusion.affinity_ok(node):
+        if any(c.topology_key != LABEL_HOSTNAME for c in constraints):
+            every = state.snapshot.all_nodes()
+            counted = np.ones(len(every), np.bool_)
+            if require_all:
+                for c in constraints:
+                    counted &= every.label_codes(c.topology_key) >= 0
+            for c, per_domain, eligible in zip(constraints, counts, self._eligible(pod, constraints, every),
+                                               strict=True):
+                if c.topology_key == LABEL_HOSTNAME:
                     continue
-                if require_all and not node_has_keys(labels, keys):
-                    continue
-                affinity_ok = inclusion.affinity_ok(node) if any_affinity else True
-                taints_ok = inclusion.taints_ok(node) if any_taints else True
-                for c, per_domain, table in counted:
-                    if gate and ((c.honor_affinity and not affinity_ok) or (c.honor_taints and not taints_ok)):
-                        continue
-                    value = labels.get(c.topology_key, "")
-                    # Only domains of candidate nodes are counted (scoring.go:182).
-                    if value in per_domain:
-                        entry = table.get(info.name)
-                        if entry is not None and entry[0] == info.generation:
-                            per_domain[value] += entry[1]
-                        else:
-                            per_domain[value] += memo.count(table, info, c.selector, namespace)
-        tables = [memo.table(c.selector, namespace) for c in constraints]
-        state.data[_PRESCORE_KEY] = _ScoreState(constraints, counts, weights, tables, ignored, ignored_mask,
-                                                namespace)
+                found = self._domain_counts(every, c.topology_key, counted & eligible, c.selector, pod.namespace,
+                                            state, "")
+                # Only domains of candidate nodes are counted (scoring.go:182).
+                for value in per_domain:
+                    per_domain[value] += found.get(value, 0)
+        state.data[_PRESCORE_KEY] = _ScoreState(constraints, counts, weights, ignored, ignored_mask, pod.namespace,
+                                                require_all)
         return None
 
-    def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
         prepared: _ScoreState = state.data[_PRESCORE_KEY]
-        record = node.node
-        assert record is not None
-        if record.name in prepared.ignored:
-            return 0
-        labels = record.labels
-        total = 0.0
-        for key, hostname, selector, per_domain, table, weight, skew_offset in prepared.terms:
-            value = labels.get(key)
-            if value is None:
-                continue
-            if hostname:
+        total = np.zeros(len(batch), np.float64)
+        ignored = np.zeros(len(batch), np.bool_)
+        for c, per_domain, weight in zip(prepared.constraints, prepared.counts, prepared.weights, strict=True):
+            codes = batch.label_codes(c.topology_key)
+            if prepared.require_all:
+                ignored |= codes < 0
+            if c.topology_key == LABEL_HOSTNAME:
                 # A hostname domain is the node itself: its pods are counted here (scoring.go:217).
-                count = MatchCounts.count(table, node, selector, prepared.namespace)
+                count = self.match_counts.counts(batch, c.selector, prepared.namespace, state.snapshot.columns)
             else:
-                count = per_domain.get(value, 0)
-            # scoreForCount: float64 arithmetic in this exact order, then math.Round (scoring.go:225).
-            total += float(count) * weight + skew_offset
-        return go_round(total)
+                values = batch.columns.label_values.get(c.topology_key, [])
+                table = np.zeros(len(values) + 1, np.int64)
+                for code in np.unique(codes).tolist():
+                    if code >= 0:
+                        table[code] = per_domain.get(values[code], 0)
+                count = table[codes]
+            # scoreForCount: float64 arithmetic in this exact order (scoring.go:225); a node without the
+            # label adds nothing for this constraint.
+            term = count.astype(np.float64) * weight + float(c.max_skew - 1)
+            total = np.where(codes >= 0, total + term, total)
+        rounded = _go_round(total)
+        rounded[ignored] = 0  # the nodes PreScore ignored: those lacking a topology key it required
+        return rounded
 
     def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
+        scores[:] = self.normalize_batch(state, pod, np.array(scores, np.int64)).tolist()
+
+    def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
         prepared: _ScoreState | None = state.data.get(_PRESCORE_KEY)
         if prepared is None:
-            return
+            return scores
         mask = prepared.ignored_mask
-        lowest: int | None = None
-        highest = 0
-        for i, score in enumerate(scores):
-            if mask[i]:
-                continue
-            if lowest is None or score < lowest:
-                lowest = score
-            if score > highest:
-                highest = score
-        for i, score in enumerate(scores):
-            if mask[i]:
-                scores[i] = 0
-            elif highest == 0:
-                scores[i] = MAX_NODE_SCORE
-            else:
-                assert lowest is not None
-                # Fewer matching pods is better: MaxNodeScore * (max + min - s) / max (scoring.go:265).
-                scores[i] = go_div(MAX_NODE_SCORE * (highest + lowest - score), highest)
+        kept = scores[~mask]
+        highest = max(int(kept.max()), 0) if len(kept) else 0
+        if highest == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, np.int64)
+        else:
+            lowest = int(kept.min())
+            # Fewer matching pods is better: MaxNodeScore * (max + min - s) / max (scoring.go:265).
+            out = trunc_div(MAX_NODE_SCORE * (highest + lowest - scores), highest)
+        out[mask] = 0
+        return out
+
+
+def _go_round(values: npt.NDArray[np.float64]) -> Int64Array:
+    """go_round over an array: half away from zero (x - trunc(x) is exact, so the comparison is too)."""
+    whole = np.trunc(values)
+    away = np.abs(values - whole) >= 0.5
+    rounded: Int64Array = (whole + np.where(away, np.sign(values), 0.0)).astype(np.int64)
+    return rounded
 
 
 def _own_constraints(pod: PodRecord) -> list[Any]:

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from extender.cluster.nodeinfo import NodeInfo
+import numpy as np
+
+from extender.cluster.columns import Int64Array, NodeBatch, NodeColumns
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.kube.selectors import LabelSelector, Requirement, SelectorError, compile_label_selector
@@ -229,43 +231,78 @@ def count_matching(pods: Sequence[PodRecord], selector: SpreadSelector, namespac
 
 
 class MatchCounts:
-    """Memoised countPodsMatchSelector results: per (namespace, selector), node name -> (generation, count).
+    """Memoised countPodsMatchSelector results per (namespace, selector), one count per node.
 
     A NodeInfo takes a new process-wide generation on every change (pods added or removed, node
-    replaced) and clones keep it, so an entry whose generation equals the NodeInfo's is exact. Pods of
+    replaced) and clones keep it, so a count remembered with the NodeInfo's generation is exact. Pods of
     one workload share their selector, so consecutive requests (and the zone and hostname constraints
-    of one request) mostly reuse counts instead of re-matching every pod of the cluster. Only the
-    ``capacity`` most recently used selectors are kept.
+    of one request) mostly reuse counts instead of re-matching every pod of the cluster. For the rows of
+    the snapshot's columns the memo is two arrays beside the columns (the generation each count was taken
+    at, and the count), so that finding the stale nodes is one comparison with the generation column;
+    nodes of other columns (a NodeList sent in full, preemption's what-if snapshots) are remembered by
+    name. Only the ``capacity`` most recently used selectors are kept.
     """
 
     __slots__ = ("_tables", "capacity")
 
     def __init__(self, capacity: int = 32) -> None:
         self.capacity = capacity
-        self._tables: OrderedDict[tuple[str, tuple[Any, ...]], dict[str, tuple[int, int]]] = OrderedDict()
+        self._tables: OrderedDict[tuple[str, tuple[Any, ...]], _SelectorMemo] = OrderedDict()
 
-    def table(self, selector: SpreadSelector, namespace: str) -> dict[str, tuple[int, int]]:
-        """The per-node memo of one selector in one namespace (most recently used)."""
+    def _memo(self, selector: SpreadSelector, namespace: str) -> _SelectorMemo:
         key = (namespace, selector.signature)
-        table = self._tables.get(key)
-        if table is None:
-            table = self._tables[key] = {}
+        memo = self._tables.get(key)
+        if memo is None:
+            memo = self._tables[key] = _SelectorMemo()
             if len(self._tables) > self.capacity:
                 self._tables.popitem(last=False)
         else:
             self._tables.move_to_end(key)
-        return table
+        return memo
 
-    @staticmethod
-    def count(table: dict[str, tuple[int, int]], info: NodeInfo, selector: SpreadSelector, namespace: str) -> int:
-        """count_matching on the node's pods, through the memo."""
-        entry = table.get(info.name)
-        generation = info.generation
-        if entry is not None and entry[0] == generation:
-            return entry[1]
-        count = count_matching(info.pods, selector, namespace)
-        table[info.name] = (generation, count)
-        return count
+    def counts(self, batch: NodeBatch, selector: SpreadSelector, namespace: str, rows_of: NodeColumns) -> Int64Array:
+        """count_matching for every node of the batch, through the memo. ``rows_of`` is the snapshot's
+        columns: batches over them are memoised by row, others by node name."""
+        memo = self._memo(selector, namespace)
+        nodes = batch.nodes
+        if batch.columns is not rows_of:
+            by_name = memo.by_name
+            out = np.empty(len(nodes), np.int64)
+            for i, info in enumerate(nodes):
+                entry = by_name.get(info.name)
+                if entry is None or entry[0] != info.generation:
+                    entry = by_name[info.name] = (info.generation, count_matching(info.pods, selector, namespace))
+                out[i] = entry[1]
+            return out
+        columns = batch.columns
+        if memo.owner != columns.owner or len(memo.generations) < columns.capacity:
+            grown = np.zeros(columns.capacity, np.int64)
+            counts = np.zeros(columns.capacity, np.int64)
+            if memo.owner == columns.owner:  # the columns grew: keep what is known
+                grown[:len(memo.generations)] = memo.generations
+                counts[:len(memo.counts)] = memo.counts
+            memo.owner, memo.generations, memo.counts = columns.owner, grown, counts
+        rows = batch.rows
+        generations = batch.column("generation")
+        for i in np.flatnonzero(memo.generations[rows] != generations).tolist():
+            info = nodes[i]
+            row = rows[i]
+            memo.counts[row] = count_matching(info.pods, selector, namespace)
+            memo.generations[row] = info.generation
+        result: Int64Array = memo.counts[rows]
+        return result
+
+
+class _SelectorMemo:
+    """One selector's counts: by row of one NodeColumns (``owner``), and by node name for other nodes."""
+
+    __slots__ = ("by_name", "counts", "generations", "owner")
+
+    def __init__(self) -> None:
+        self.owner = 0
+        self.generations: Int64Array = np.zeros(0, np.int64)  # generations start at 1: 0 is never current
+        self.counts: Int64Array = np.zeros(0, np.int64)
+        self.by_name: dict[str, tuple[int, int]] = {}
 
 
 # ---------------------------------------------------------------------------------- default selector

@@ -43,7 +43,7 @@ def expected(info: NodeInfo, columns: NodeColumns) -> dict[str, Any]:
             "req_eph": info.requested.ephemeral_storage, "nonzero_cpu": info.non_zero_requested.milli_cpu,
             "nonzero_mem": info.non_zero_requested.memory, "pod_count": len(info.pods),
             "unschedulable": int(record.unschedulable), "has_ports": int(bool(info.used_ports)),
-            "taint_code": columns.taint_sets.index(record.taints),
+            "taint_code": columns.taint_sets.index(record.taints), "generation": info.generation,
         },
         "labels": dict(record.labels),
         "gpu": (record.allocatable.scalars.get("example.com/gpu", 0), info.requested.scalars.get("example.com/gpu", 0)),
@@ -104,6 +104,10 @@ def test_columns_follow_every_change(seed: int) -> None:
         rng.shuffle(nodes)
         gathered = NodeBatch.of(nodes, snapshot.columns)
         assert gathered.columns is snapshot.columns  # rows of the snapshot, not a private copy
+        # Names resolve to the same rows, and the rows hold the snapshot's NodeInfos; unknown names have none.
+        rows = snapshot.columns.rows_named([*(n.name for n in nodes), "no-such-node"])
+        assert rows[-1] == -1 and rows[:-1].tolist() == gathered.rows.tolist()
+        assert NodeBatch.of_rows(snapshot.columns, rows[:-1]).nodes == nodes
         private = NodeBatch.of([n.clone() for n in nodes], snapshot.columns)
         assert private.columns is not snapshot.columns or not nodes
         for i, info in enumerate(nodes):

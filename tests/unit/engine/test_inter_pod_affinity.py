@@ -515,7 +515,7 @@ def test_incoming_affinity_counts(existing: list[dict[str, Any]], pod: dict[str,
     snapshot = _snapshot([NODE_A_HOST, *existing])
     parsed = pod_affinity_terms(PodRecord(pod))
     index = ClusterIndex()
-    index.sync(snapshot.node_list)
+    index.sync(snapshot.all_nodes())
     assert index.incoming_affinity_counts(parsed.required_affinity, parsed.required_anti_affinity) == (
         want_affinity, want_anti)
     assert naive_incoming_counts(parsed.required_affinity, parsed.required_anti_affinity, snapshot.node_list) == (
@@ -530,7 +530,7 @@ def test_existing_anti_affinity_counts() -> None:
     snapshot = _snapshot([*nodes, *existing])
     incoming = PodRecord(Pod().label("foo", "").obj())
     index = ClusterIndex()
-    index.sync(snapshot.node_list)
+    index.sync(snapshot.all_nodes())
     want = {"zone": {"z1": 1, "z2": 1}, "region": {"r1": 1}}
     assert index.existing_anti_affinity_counts(incoming, None) == want
     assert naive_existing_counts(incoming, None, snapshot.pods_with_required_anti_affinity_nodes) == want
@@ -1286,9 +1286,9 @@ def test_incremental_index_matches_per_pod_walks() -> None:
             if rng.random() < 0.5:
                 cache.upsert_node(node(name, {"zone": "a"}))
         snapshot = cache.snapshot()
-        index.sync(snapshot.node_list)
+        index.sync(snapshot.all_nodes())
         fresh = ClusterIndex()
-        fresh.sync(snapshot.node_list)
+        fresh.sync(snapshot.all_nodes())
         assert (fresh.pods, fresh.anti_terms, fresh.score_terms) == (index.pods, index.anti_terms, index.score_terms)
         incoming = PodRecord(_random_pod(rng, "incoming", ""))
         parsed = pod_affinity_terms(incoming)
