@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from extender.cluster.dra_objects import DRA_CLUSTER_SCOPED, DRA_KINDS, DRAObjects
+from extender.cluster.dra_objects import DRA_KINDS, DRAObjects
+from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
 from extender.cluster.snapshot import Snapshot
@@ -40,8 +41,6 @@ OBJECT_KINDS = (
     "CSIStorageCapacity",
     "VolumeAttachment",
 )
-CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node", "CSIDriver",
-                            "VolumeAttachment", *DRA_CLUSTER_SCOPED})
 
 
 class CacheError(ValueError):
@@ -54,15 +53,6 @@ class _PodState:
     assumed: bool = False
     binding_finished: bool = False
     deadline: float | None = None
-
-
-def object_key(obj: Mapping[str, Any], kind: str) -> str:
-    """namespace/name for namespaced kinds, name for cluster-scoped ones."""
-    meta = obj.get("metadata") or {}
-    name = str(meta.get("name") or "")
-    if kind in CLUSTER_SCOPED:
-        return name
-    return f"{meta.get('namespace') or 'default'}/{name}"
 
 
 def source_key(obj: Mapping[str, Any], kind: str) -> str:

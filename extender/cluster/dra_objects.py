@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from extender.cluster.keys import object_key
 from extender.dra.allocator import AllocatedState, allocated_state
 from extender.dra.records import (
     ClaimRecord,
@@ -30,16 +31,6 @@ from extender.dra.records import (
 
 DRA_KINDS = ("ResourceSlice", "ResourceClaim", "DeviceClass")
 IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
-DRA_CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass"})
-
-
-def dra_key(obj: Mapping[str, Any], kind: str) -> str:
-    """name for the cluster-scoped kinds, namespace/name for claims."""
-    meta = obj.get("metadata") or {}
-    name = str(meta.get("name") or "")
-    if kind in DRA_CLUSTER_SCOPED:
-        return name
-    return f"{meta.get('namespace') or 'default'}/{name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +118,7 @@ class DRAObjects:
     # ---- source events -------------------------------------------------------------------------
     def upsert(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Add or replace an object; a malformed one raises DRAObjectError (a ValueError) and changes nothing."""
-        key = dra_key(raw, kind)
+        key = object_key(raw, kind)
         if kind == "ResourceSlice":
             self._slices[key] = slice_record(raw)
         elif kind == "DeviceClass":
@@ -175,7 +166,7 @@ class DRAObjects:
         """
         staged: dict[str, _Assumed] = {}
         for raw in claims:
-            key = dra_key(raw, "ResourceClaim")
+            key = object_key(raw, "ResourceClaim")
             current = self._claims.get(key)
             base = _version(current.raw) if current is not None else ""
             staged[key] = _Assumed(pod_key, base, ClaimEntry(raw, claim_record(raw)))
@@ -211,5 +202,4 @@ class DRAObjects:
         return self._view
 
 
-__all__ = ["DRA_CLUSTER_SCOPED", "DRA_KINDS", "EMPTY_VIEW", "ClaimEntry", "DRAObjectError", "DRAObjects", "DRAView",
-           "dra_key"]
+__all__ = ["DRA_KINDS", "EMPTY_VIEW", "ClaimEntry", "DRAObjectError", "DRAObjects", "DRAView"]

@@ -16,8 +16,9 @@ import msgspec
 import orjson
 import yaml
 
-from extender.cluster.cache import OBJECT_KINDS, ClusterCache, object_key
+from extender.cluster.cache import OBJECT_KINDS, ClusterCache
 from extender.cluster.dra_objects import DRA_KINDS, DRAObjectError
+from extender.cluster.keys import object_key
 from extender.cluster.records import RecordError
 from extender.kubeapi.podcodec import decode_pod
 

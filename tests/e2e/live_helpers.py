@@ -41,8 +41,9 @@ import yaml
 from controlplane import REPO, ControlPlane, KubeClient, ManagedProcess, Obj, free_port, wait_until
 from prometheus_client.parser import text_string_to_metric_families
 
-from extender.cluster.cache import ClusterCache, object_key
+from extender.cluster.cache import ClusterCache
 from extender.cluster.dra_objects import DRA_KINDS
+from extender.cluster.keys import object_key
 from extender.cluster.live import WATCHED_KINDS, LiveSource
 from extender.cluster.reflector import Backoff
 from extender.kubeapi import config as kubeconfig_module
