@@ -41,7 +41,7 @@ a call with an argument count no overload takes is reported with its argument ty
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from cel_expr_python import cel
@@ -297,7 +297,8 @@ def _closing(blanked: str, opening: int) -> int | None:
     return None
 
 
-def _top_level(blanked: str, start: int, end: int, wanted: str) -> int | None:
+def _top_level_positions(blanked: str, start: int, end: int, wanted: str) -> Iterator[int]:
+    """Positions of ``wanted`` in ``blanked[start:end]`` outside any brackets."""
     depth = 0
     for j in range(start, end):
         c = blanked[j]
@@ -306,8 +307,11 @@ def _top_level(blanked: str, start: int, end: int, wanted: str) -> int | None:
         elif c in ")]}":
             depth -= 1
         elif c == wanted and depth == 0:
-            return j
-    return None
+            yield j
+
+
+def _top_level(blanked: str, start: int, end: int, wanted: str) -> int | None:
+    return next(_top_level_positions(blanked, start, end, wanted), None)
 
 
 def _element_type(env: Any, expression: str, blanked: str, start: int, end: int) -> tuple[int, str] | None:
@@ -404,16 +408,11 @@ def _arity_errors(expression: str, message: str) -> str:
 
 def _top_level_parts(blanked: str, start: int, end: int) -> list[tuple[int, int]]:
     """Spans of the comma-separated parts of ``blanked[start:end]`` outside brackets."""
-    parts, depth, begin = [], 0, start
-    for j in range(start, end):
-        c = blanked[j]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append((begin, j))
-            begin = j + 1
+    parts: list[tuple[int, int]] = []
+    begin = start
+    for comma in _top_level_positions(blanked, start, end, ","):
+        parts.append((begin, comma))
+        begin = comma + 1
     if blanked[begin:end].strip():
         parts.append((begin, end))
     return parts
