@@ -32,6 +32,35 @@ class _AttributeConstraint:
             return request in self.requests
         return request in self.requests or f"{request}/{sub_request}" in self.requests
 
+    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
+        """Take the device if the constraint still holds with it (a device it does not apply to always is)."""
+        if not self.applies(request, sub_request):
+            return True
+        attr = lookup_attribute(device, driver, self.attribute)
+        if attr is None:
+            return False
+        if self.num_devices > 0 and (not attr.kind or not self._admits(attr)):
+            return False
+        self._remember(request, attr)
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
+        """Give a device back (the search backtracks over it)."""
+        if self.applies(request, sub_request):
+            self._forget(request)
+            self.num_devices -= 1
+
+    def _admits(self, attr: Attribute) -> bool:
+        """Whether a further device's (typed) attribute keeps the constraint."""
+        raise NotImplementedError
+
+    def _remember(self, request: str, attr: Attribute) -> None:
+        raise NotImplementedError
+
+    def _forget(self, request: str) -> None:
+        raise NotImplementedError
+
 
 class MatchAttribute(_AttributeConstraint):
     """All devices of the named requests share one value of the attribute."""
@@ -42,24 +71,15 @@ class MatchAttribute(_AttributeConstraint):
         super().__init__(requests, attribute)
         self.first: Attribute | None = None
 
-    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
-        if not self.applies(request, sub_request):
-            return True
-        attr = lookup_attribute(device, driver, self.attribute)
-        if attr is None:
-            return False
+    def _admits(self, attr: Attribute) -> bool:
+        return self.first is not None and self.first.kind == attr.kind and self.first.value == attr.value
+
+    def _remember(self, request: str, attr: Attribute) -> None:
         if self.num_devices == 0:
             self.first = attr
-            self.num_devices = 1
-            return True
-        if not attr.kind or self.first is None or self.first.kind != attr.kind or self.first.value != attr.value:
-            return False
-        self.num_devices += 1
-        return True
 
-    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
-        if self.applies(request, sub_request):
-            self.num_devices -= 1
+    def _forget(self, request: str) -> None:
+        return None
 
 
 class DistinctAttribute(_AttributeConstraint):
@@ -75,29 +95,14 @@ class DistinctAttribute(_AttributeConstraint):
         super().__init__(requests, attribute)
         self.values: dict[str, Attribute] = {}
 
-    def add(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> bool:
-        if not self.applies(request, sub_request):
-            return True
-        attr = lookup_attribute(device, driver, self.attribute)
-        if attr is None:
-            return False
-        if self.num_devices == 0:
-            self.values[request] = attr
-            self.num_devices = 1
-            return True
-        if not attr.kind:
-            return False
-        for other in self.values.values():
-            if other.kind == attr.kind and other.value == attr.value:
-                return False
-        self.values[request] = attr
-        self.num_devices += 1
-        return True
+    def _admits(self, attr: Attribute) -> bool:
+        return all(other.kind != attr.kind or other.value != attr.value for other in self.values.values())
 
-    def remove(self, request: str, sub_request: str, device: DeviceRecord, driver: str) -> None:
-        if self.applies(request, sub_request):
-            self.values.pop(request, None)
-            self.num_devices -= 1
+    def _remember(self, request: str, attr: Attribute) -> None:
+        self.values[request] = attr
+
+    def _forget(self, request: str) -> None:
+        self.values.pop(request, None)
 
 
 Constraint = MatchAttribute | DistinctAttribute
