@@ -38,6 +38,7 @@ from extender.engine.explain import (
 )
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import RequestError, Scheduler
+from extender.engine.sent_nodes import SentNode
 
 # () -> (ready, details), as the app's readiness check.
 Readiness = Callable[[], tuple[bool, dict[str, Any]]]
@@ -167,7 +168,7 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         framework, note = choose_framework(private_frameworks(), scheduler.default_profile, args.pod, profile)
         names = args.NodeNames if args.NodeNames is not None else (
             args.nodes if isinstance(args.nodes, list) else None)
-        nodes = (scheduler.resolve_nodes(snapshot, args.nodes.items or [])
+        nodes = (scheduler.resolve_nodes(snapshot, [SentNode.of_object(item) for item in args.nodes.items or []])
                  if args.NodeNames is None and isinstance(args.nodes, NodeList) else None)
         result = explain(framework, snapshot, args.pod, names, nodes=nodes)
         if note and not result.get("error"):

@@ -13,15 +13,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from extender.api.candidates import CandidateArgs, decode_candidate_args
 from extender.api.http import (
-    DECODE_CHUNK_BYTES,
     DEFAULT_READ_TIMEOUT_SECONDS,
-    SPLIT_OBJECT,
     HTTPProblem,
     JSONResponse,
     decode_json,
@@ -44,6 +42,7 @@ from extender.api.wire import (
 )
 from extender.cluster.engine_thread import EngineThread, Overloaded
 from extender.engine.scheduler import BindError, RequestError, Scheduler
+from extender.engine.sent_nodes import SentNode
 
 log = logging.getLogger("extender.api")
 
@@ -67,25 +66,20 @@ def _body_doc(model: type[Any]) -> dict[str, Any]:
         ref_template="#/components/schemas/{model}")}}}}
 
 
-def _candidates(args: ExtenderArgs, limits: RequestLimits) -> tuple[list[str] | None, list[dict[str, Any]] | None]:
+def _candidates(args: CandidateArgs, limits: RequestLimits) -> tuple[list[str] | None, list[SentNode] | None]:
     """NodeNames when sent (nodeCacheCapable), else the full Nodes' items (possibly none); each node once, and
     at most ``limits.max_nodes`` of them."""
-    if args.Pod is None:
+    if args.pod is None:
         raise WireError("Pod: a Pod is required")
-    if args.NodeNames is not None:
-        names = args.NodeNames
+    if args.names is not None:
+        names = args.names
         _check_count("NodeNames", len(names), limits)
         _check_unique("NodeNames", names)
         return names, None
-    items = (args.Nodes.items or []) if args.Nodes is not None else []
+    items = args.nodes or []
     _check_count("Nodes.items", len(items), limits)
-    _check_unique("Nodes.items", [_node_name(node) for node in items])
+    _check_unique("Nodes.items", [node.name for node in items])
     return None, items
-
-
-def _node_name(node: Any) -> Any:
-    meta = node.get("metadata") if isinstance(node, dict) else None
-    return meta.get("name") if isinstance(meta, dict) else None
 
 
 def _check_count(field: str, count: int, limits: RequestLimits) -> None:
@@ -109,29 +103,9 @@ def _check_unique(field: str, names: list[Any]) -> None:
         seen.add(name)
 
 
-def _check_names_before_decoding(body: bytes, limits: RequestLimits) -> None:
-    """Refuse a NodeNames array with more entries than allowed before decoding it (a fast scan): decoding
-    millions of repeated names is itself the stall. Node names hold no comma, so commas count entries."""
-    if len(body) <= DECODE_CHUNK_BYTES:
-        return
-    for key, raw in SPLIT_OBJECT.decode(body).items():
-        if key.casefold() == "nodenames":
-            entries = bytes(raw).count(b",") + 1
-            if entries > limits.max_nodes:
-                raise HTTPProblem(413, f"NodeNames: about {entries} nodes exceed the limit of {limits.max_nodes} "
-                                       "per request (--max-request-nodes)", "too_many_nodes")
-
-
-def _decode_then(handler: Handler, body: bytes, profile: str, limits: RequestLimits | None = None) -> Any:
+def _decode_then(handler: Handler, body: bytes, profile: str) -> Any:
     """Decode a verb's body and run its handler (on the engine thread); the last of keys differing only in
     case wins, as in Go's decoder."""
-    if limits is not None:
-        try:
-            _check_names_before_decoding(body, limits)
-        except msgspec.DecodeError as err:
-            raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
-        except RecursionError:
-            raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
     try:
         return handler(decode_json(body), profile)
     except AmbiguousKeys:
@@ -221,10 +195,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             log.debug("request", extra={"verb": verb, "profile": name, "seconds": round(elapsed, 6)})
         return JSONResponse(content, status_code=status, headers=headers)
 
-    def do_filter(body: Any, profile: str) -> Any:
-        args = decode(body, ExtenderArgs)
+    def do_filter(body: bytes, profile: str) -> Any:
+        args = decode_candidate_args(body, limits.max_nodes)
         names, nodes = _candidates(args, limits)
-        answer = scheduler.filter(profile, args.Pod, names, nodes)
+        answer = scheduler.filter(profile, args.pod, names, nodes)
         for reason, count in answer.reasons.items():
             metrics.filter_rejections.labels(profile, metrics.reason_label(reason)).inc(count)
         if answer.error:
@@ -242,10 +216,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         return 200, {"Nodes": None, "NodeNames": None, "FailedNodes": None, "FailedAndUnresolvableNodes": None,
                      "Error": message}
 
-    def do_prioritize(body: Any, profile: str) -> Any:
-        args = decode(body, ExtenderArgs)
+    def do_prioritize(body: bytes, profile: str) -> Any:
+        args = decode_candidate_args(body, limits.max_nodes)
         names, nodes = _candidates(args, limits)
-        scores = scheduler.prioritize(profile, args.Pod, names, nodes)
+        scores = scheduler.prioritize(profile, args.pod, names, nodes)
         for score, count in Counter(score for _, score in scores).items():
             metrics.prioritize_scores.labels(profile, str(score)).inc(count)
         return [{"Host": host, "Score": score} for host, score in scores]
@@ -299,15 +273,18 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     def bind_error(message: str, profile: str) -> tuple[int, Any]:
         return 200, {"Error": message}
 
-    def on_engine(handler: Handler) -> Server:
+    def on_engine(handler: Handler, decoded: bool = True) -> Server:
+        """``handler`` on the engine thread, given the body decoded (or as bytes, when it decodes it itself)."""
         async def serve(body: bytes, profile: str) -> Any:
-            return await engine.request(_decode_then, handler, body, profile, limits)
+            if decoded:
+                return await engine.request(_decode_then, handler, body, profile)
+            return await engine.request(handler, body, profile)
         return serve
 
     verbs: list[tuple[str, Server, Callable[[str, str], tuple[int, Any]], type[Any], Any, str]] = [
-        ("filter", on_engine(do_filter), filter_error, ExtenderArgs, ExtenderFilterResult,
+        ("filter", on_engine(do_filter, decoded=False), filter_error, ExtenderArgs, ExtenderFilterResult,
          "Nodes the pod fits, and why the others do not."),
-        ("prioritize", on_engine(do_prioritize), prioritize_error, ExtenderArgs, list[HostPriority],
+        ("prioritize", on_engine(do_prioritize, decoded=False), prioritize_error, ExtenderArgs, list[HostPriority],
          "A 0..10 score for each candidate node."),
         ("bind", bind, bind_error, ExtenderBindingArgs, ExtenderBindingResult,
          "Bind the pod to the node (assumes it in the cache first)."),

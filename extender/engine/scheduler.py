@@ -28,6 +28,7 @@ from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
+from extender.engine.sent_nodes import SentNode
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
 
@@ -49,7 +50,7 @@ class FilterAnswer:
     """The outcome of a filter call in domain terms."""
 
     passed: list[str] = field(default_factory=list)
-    passed_nodes: list[Mapping[str, Any]] | None = None
+    passed_nodes: list[Any] | None = None  # the passing Nodes as sent (SentNode.echo)
     failed: dict[str, str] = field(default_factory=dict)
     failed_unresolvable: dict[str, str] = field(default_factory=dict)
     error: str = ""
@@ -139,23 +140,23 @@ class Scheduler:
             positions = np.arange(len(rows))
         return NodeBatch.of_rows(columns, rows), positions
 
-    def resolve_nodes(self, snapshot: Snapshot, items: Sequence[Any]) -> list[NodeInfo]:
+    def resolve_nodes(self, snapshot: Snapshot, items: Sequence[SentNode]) -> list[NodeInfo]:
         """NodeInfos for full Node objects: as sent, with the cache's pods on them.
 
-        A node whose resourceVersion equals the cached one is taken from the snapshot unchanged.
+        A node whose resourceVersion equals the cached one is the cached node (the apiserver gives an object
+        a new resourceVersion on every change), and its text is never decoded.
         """
         out: list[NodeInfo] = []
-        for i, raw in enumerate(items):
-            if not isinstance(raw, Mapping):
-                raise RequestError(f"Nodes.items[{i}]: expected a Node object")
-            meta = raw.get("metadata") or {}
-            name = meta.get("name") if isinstance(meta, Mapping) else None
-            cached = snapshot.node_infos.get(name) if isinstance(name, str) else None
-            version = meta.get("resourceVersion") if isinstance(meta, Mapping) else None
-            if cached is not None and version and cached.node is not None and (
-                    cached.node.resource_version == version):
+        node_infos = snapshot.node_infos
+        for i, sent in enumerate(items):
+            cached = node_infos.get(sent.name) if sent.name is not None else None
+            if cached is not None and sent.resource_version and cached.node is not None and (
+                    cached.node.resource_version == sent.resource_version):
                 out.append(cached)
                 continue
+            raw = sent.object
+            if not isinstance(raw, Mapping):
+                raise RequestError(f"Nodes.items[{i}]: expected a Node object")
             try:
                 record = NodeRecord(raw)
             except RecordError as err:
@@ -170,7 +171,7 @@ class Scheduler:
 
     # ---- verbs ---------------------------------------------------------------------------------
     def filter(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
-               nodes: Sequence[Any] | None) -> FilterAnswer:
+               nodes: Sequence[SentNode] | None) -> FilterAnswer:
         """Which of the given nodes the pod fits, and why the others do not."""
         framework = self.framework(profile)
         answer = FilterAnswer()
@@ -215,12 +216,12 @@ class Scheduler:
         if names is not None:
             answer.passed = [known_names[i] for i in passed]
         else:
-            raws = nodes or []
-            answer.passed_nodes = [raws[i] for i in passed]
+            sent = nodes or []
+            answer.passed_nodes = [sent[i].echo() for i in passed]
         return answer
 
     def prioritize(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
-                   nodes: Sequence[Any] | None) -> list[tuple[str, int]]:
+                   nodes: Sequence[SentNode] | None) -> list[tuple[str, int]]:
         """Each given node's 0..10 score, in the order given; unknown nodes score 0."""
         framework = self.framework(profile)
         pod = self.pod_record(raw_pod)

@@ -1,0 +1,111 @@
+"""Decoding the body of filter and prioritize: the Pod, and the candidate nodes as names or as Nodes.
+
+kube-scheduler sends either ``NodeNames`` (nodeCacheCapable) or a full ``Nodes`` NodeList. The body is
+split into its top-level members first (a scan that builds nothing), then each member is decoded as what
+it is: the Pod into a dict, the names into a list, and the NodeList only into its items' text, each read
+no further than its name and resourceVersion (see extender.engine.sent_nodes). Top-level keys match Go's
+field names in any letter case, the last of a key winning, as in Go's decoder; a body whose keys are
+ambiguous (two spellings of one field) or that is no JSON object at all goes through the general decoder,
+which keeps key order and says what is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import orjson
+
+from extender.api.http import DECODE_CHUNK_BYTES, SPLIT_OBJECT, HTTPProblem, decode_json
+from extender.api.wire import AmbiguousKeys, ExtenderArgs, WireError, decode, decode_keeping_key_order, fold_keys
+from extender.engine.sent_nodes import SentNode
+
+
+class _NodeListItems(msgspec.Struct):
+    items: list[msgspec.Raw] | None = None
+
+
+_NODE_LIST = msgspec.json.Decoder(_NodeListItems | None)
+
+
+@dataclass(frozen=True)
+class CandidateArgs:
+    """filter's and prioritize's body: the pod (a decoded JSON value) and the candidates, as node names or
+    as the NodeList's items (None when that member is absent or null)."""
+
+    pod: Any
+    names: list[str] | None
+    nodes: list[SentNode] | None
+
+
+def decode_candidate_args(body: bytes, max_names: int) -> CandidateArgs:
+    """Decode the body; a NodeNames array of more than ``max_names`` entries is refused (413) before it is
+    decoded, since decoding millions of names is itself the stall."""
+    try:
+        members = SPLIT_OBJECT.decode(body)
+    except msgspec.DecodeError:
+        return _from_decoded(decode_json(body))  # raises: the general decoder names the fault
+    except RecursionError:
+        raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None
+    for key, raw in members.items():
+        if key.casefold() == "nodenames":
+            _check_name_count(memoryview(raw), max_names)
+    try:
+        fields = fold_keys(members, ExtenderArgs)
+    except AmbiguousKeys:
+        return _from_decoded(decode_keeping_key_order(body))
+    pod = decode_json(memoryview(fields["Pod"])) if "Pod" in fields else None
+    if pod is not None and not isinstance(pod, dict):
+        raise WireError(f"Pod: expected a Pod object, got {_json_type(pod)}")
+    names = _names(fields["NodeNames"]) if "NodeNames" in fields else None
+    nodes = _nodes(fields["Nodes"]) if "Nodes" in fields else None
+    return CandidateArgs(pod, names, nodes)
+
+
+def _check_name_count(text: memoryview, max_names: int) -> None:
+    if len(text) > DECODE_CHUNK_BYTES:
+        entries = bytes(text).count(b",") + 1  # node names hold no comma
+        if entries > max_names:
+            raise HTTPProblem(413, f"NodeNames: about {entries} nodes exceed the limit of {max_names} "
+                                   "per request (--max-request-nodes)", "too_many_nodes")
+
+
+def _names(raw: msgspec.Raw) -> list[str] | None:
+    names = orjson.loads(memoryview(raw))
+    if names is None:
+        return None
+    if not isinstance(names, list):
+        raise WireError(f"NodeNames: expected a list of node names, got {_json_type(names)}")
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise WireError(f"NodeNames[{i}]: expected a node name (a string), got {_json_type(name)}")
+    return names
+
+
+def _nodes(raw: msgspec.Raw) -> list[SentNode] | None:
+    try:
+        node_list = _NODE_LIST.decode(raw)
+    except msgspec.ValidationError as err:
+        raise WireError(f"Nodes: expected a NodeList: {err}") from None
+    if node_list is None:
+        return None
+    items = node_list.items or []
+    for i, item in enumerate(items):
+        if bytes(memoryview(item)[:1]) != b"{":
+            raise WireError(f"Nodes.items[{i}]: expected a Node object")
+    return [SentNode.of_text(item) for item in items]
+
+
+def _from_decoded(body: Any) -> CandidateArgs:
+    """The same result from a body decoded in full (the general path)."""
+    args = decode(body, ExtenderArgs)
+    nodes = None
+    if args.Nodes is not None:
+        nodes = [SentNode.of_object(item) for item in args.Nodes.items or []]
+    return CandidateArgs(args.Pod, args.NodeNames, nodes)
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)

@@ -1,0 +1,108 @@
+"""filter and prioritize with a full NodeList: nodes the cache holds at the same resourceVersion are the
+cached nodes and are echoed byte for byte; anything else is decoded and used as sent; bad bodies get a 400
+naming the field, whichever decoder read them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from builders import make_node, make_pod
+from fastapi.testclient import TestClient
+
+from extender.api.app import create_app
+from extender.api.candidates import decode_candidate_args
+from extender.api.wire import WireError
+from extender.cluster.cache import ClusterCache
+from extender.engine.profile import build_profile
+from extender.engine.runtime import Framework
+from extender.engine.scheduler import Scheduler
+
+TAINT = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+
+
+def cluster() -> ClusterCache:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.upsert_node(make_node("small", cpu="1", memory="2Gi", resource_version="7"))
+    cache.upsert_node(make_node("big", cpu="8", memory="32Gi", resource_version="7"))
+    cache.upsert_pod(make_pod("busy", node="big", requests=[{"cpu": "4", "memory": "8Gi"}]))
+    return cache
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app(Scheduler(cluster(), [Framework(build_profile(None))])))
+
+
+def pod() -> dict[str, Any]:
+    return make_pod("incoming", requests=[{"cpu": "2", "memory": "1Gi"}])
+
+
+def test_passing_nodes_are_echoed_byte_for_byte(client: TestClient) -> None:
+    # Odd spacing, key order and a field the engine never reads: the answer carries the items' own text.
+    big = (b'{ "metadata" : {"resourceVersion":"7", "name":"big", "annotations": {"z": "1", "a": "2"}},'
+           b'"status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}, "x-extra": [1, 2.50]}')
+    body = b'{"Pod": ' + orjson.dumps(pod()) + b', "Nodes": {"items": [' + big + b']}}'
+    resp = client.post("/filter", content=body, headers={"content-type": "application/json"})
+    assert resp.status_code == 200
+    assert big in resp.content
+    assert resp.json()["Nodes"]["items"][0]["x-extra"] == [1, 2.50]
+
+
+def test_same_version_is_the_cached_node_and_a_new_version_is_used_as_sent(client: TestClient) -> None:
+    # The cached "big" has 8 cpu with 4 in use; the same version sent with 1 cpu is still the cached node
+    # (the apiserver never gives two contents one resourceVersion) ...
+    stale_text = make_node("big", cpu="1", memory="32Gi", resource_version="7")
+    resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [stale_text]}})
+    assert [n["metadata"]["name"] for n in resp.json()["Nodes"]["items"]] == ["big"]
+    # ... while a new version is read as sent, with the cached pods still counted on it.
+    newer = make_node("big", cpu="5", memory="32Gi", resource_version="8")
+    resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [newer]}})
+    assert resp.json()["FailedNodes"] == {"big": "Insufficient cpu"}
+    # A node without a resourceVersion is always read as sent.
+    unversioned = make_node("big", cpu="5", memory="32Gi")
+    unversioned["metadata"].pop("resourceVersion", None)
+    resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [unversioned]}})
+    assert resp.json()["FailedNodes"] == {"big": "Insufficient cpu"}
+
+
+def test_prioritize_with_nodes_scores_each_in_order(client: TestClient) -> None:
+    items = [make_node("small", cpu="1", memory="2Gi", resource_version="7"),
+             make_node("big", cpu="8", memory="32Gi", resource_version="7")]
+    by_nodes = client.post("/prioritize", json={"Pod": pod(), "Nodes": {"items": items}}).json()
+    by_names = client.post("/prioritize", json={"Pod": pod(), "NodeNames": ["small", "big"]}).json()
+    assert by_nodes == by_names and [e["Host"] for e in by_nodes] == ["small", "big"]
+
+
+def test_ambiguous_keys_decode_as_go_does(client: TestClient) -> None:
+    # "pod" and "Pod" both name the Pod: the later one wins, as in Go, on the general decoder's path.
+    other = make_pod("other", requests=[{"cpu": "100"}])
+    body = (b'{"Pod": ' + orjson.dumps(other) + b', "pod": ' + orjson.dumps(pod()) + b', "Nodes": {"items": '
+            + orjson.dumps([make_node("big", cpu="8", memory="32Gi", resource_version="7")]) + b'}}')
+    resp = client.post("/filter", content=body, headers={"content-type": "application/json"})
+    assert [n["metadata"]["name"] for n in resp.json()["Nodes"]["items"]] == ["big"]
+    args = decode_candidate_args(body, 100)
+    assert args.pod is not None and args.pod["metadata"]["name"] == "incoming"
+    assert args.nodes is not None and [n.name for n in args.nodes] == ["big"]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ({"Pod": {}, "Nodes": 5}, "Nodes"),
+    ({"Pod": {}, "Nodes": {"items": "a"}}, "Nodes"),
+    ({"Pod": {}, "Nodes": {"items": [{"metadata": {"name": "big"}}, 1]}}, "Nodes.items[1]"),
+    ({"Pod": {}, "NodeNames": ["a", 1]}, "NodeNames[1]"),
+    ({"Pod": {}, "NodeNames": {"a": 1}}, "NodeNames"),
+    ({"Pod": [1], "NodeNames": ["a"]}, "Pod"),
+])
+def test_malformed_candidates_get_400_naming_the_field(client: TestClient, body: Any, fragment: str) -> None:
+    for verb in ("filter", "prioritize"):
+        resp = client.post(f"/{verb}", json=body)
+        assert resp.status_code == 400 and fragment in resp.json()["Error"], resp.text
+    with pytest.raises(WireError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
+        decode_candidate_args(orjson.dumps(body), 100)
+
+
+def test_a_node_that_cannot_be_read_is_a_filter_error_naming_it(client: TestClient) -> None:
+    resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [{"metadata": 5}]}})
+    assert resp.status_code == 200 and "Nodes.items[0]" in resp.json()["Error"]
