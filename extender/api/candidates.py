@@ -19,6 +19,7 @@ import orjson
 
 from extender.api.http import DECODE_CHUNK_BYTES, SPLIT_OBJECT, HTTPProblem, decode_json
 from extender.api.wire import AmbiguousKeys, ExtenderArgs, WireError, decode, decode_keeping_key_order, fold_keys
+from extender.cluster.columns import NodeNames
 from extender.engine.sent_nodes import SentNode
 
 
@@ -27,6 +28,7 @@ class _NodeListItems(msgspec.Struct):
 
 
 _NODE_LIST = msgspec.json.Decoder(_NodeListItems | None)
+_NODE_NAMES = msgspec.json.Decoder(list[str] | None)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,11 @@ def _check_name_count(text: memoryview, max_names: int) -> None:
 
 
 def _names(raw: msgspec.Raw) -> list[str] | None:
+    try:
+        decoded = _NODE_NAMES.decode(raw)
+        return None if decoded is None else NodeNames(decoded, bytes(raw))
+    except msgspec.ValidationError:
+        pass  # not a list of strings: find the entry to name it
     names = orjson.loads(memoryview(raw))
     if names is None:
         return None

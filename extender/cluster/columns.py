@@ -37,6 +37,23 @@ NUMERIC = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_
 
 _ROW_BITS = 32
 _owners = itertools.count(1)
+# How many requests' name lists keep their rows memoised (see NodeNames).
+_NAMED_MEMO_SIZE = 8
+
+
+class NodeNames(list[str]):
+    """Node names as a request listed them, with the JSON text they arrived as.
+
+    kube-scheduler sends the same list again and again (every node in its own order, or the nodes a pod
+    of a workload passed), and finding thousands of rows by name is a dictionary lookup each; the text
+    keys a small memo of the rows it resolved to (:meth:`NodeColumns.rows_named`).
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, names: Sequence[str], text: bytes) -> None:
+        super().__init__(names)
+        self.text = text
 
 
 class NodeColumns:
@@ -59,6 +76,8 @@ class NodeColumns:
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_codes: dict[tuple[Taint, ...], int] = {(): 0}
         self._rows: dict[str, int] = {}
+        # NodeNames text -> its rows, while no node has come or gone (a row's name changes only then).
+        self._named: dict[bytes, IntpArray] = {}
         # The NodeInfo each row holds (None for a free row): a batch's nodes are gathered from it.
         self.infos: list[NodeInfo | None] = [None] * self.capacity
         self._free: list[int] = []
@@ -105,6 +124,7 @@ class NodeColumns:
         row = self._rows.get(node.name)
         if row is None:
             row = self._rows[node.name] = self._allocate()
+            self._named.clear()
         self._write(row, node)
         self.infos[row] = node
         node.row = (self.owner << _ROW_BITS) | row
@@ -114,6 +134,7 @@ class NodeColumns:
         row = self._rows.pop(name, None)
         if row is None:
             return
+        self._named.clear()
         self._clear_keyed(row)
         self.infos[row] = None
         self._free.append(row)
@@ -185,8 +206,19 @@ class NodeColumns:
 
     # ---- reading -------------------------------------------------------------------------------
     def rows_named(self, names: Sequence[str]) -> IntpArray:
-        """The row of each name (-1 for a name with no row here), in order."""
-        return np.fromiter(map(self._rows.get, names, itertools.repeat(-1)), np.intp, len(names))
+        """The row of each name (-1 for a name with no row here), in order; read-only when memoised."""
+        text = names.text if isinstance(names, NodeNames) else None
+        if text is not None:
+            held = self._named.get(text)
+            if held is not None:
+                return held
+        rows = np.fromiter(map(self._rows.get, names, itertools.repeat(-1)), np.intp, len(names))
+        if text is not None:
+            if len(self._named) >= _NAMED_MEMO_SIZE:
+                del self._named[next(iter(self._named))]
+            rows.flags.writeable = False
+            self._named[text] = rows
+        return rows
 
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
         """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""

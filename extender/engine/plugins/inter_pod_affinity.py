@@ -266,8 +266,12 @@ class ClusterIndex:
         namespace, labels = pod.namespace, pod.labels
         for term, by_value in self.anti_terms.items():
             if term.matches(namespace, labels, ns_labels):
-                for value, count in by_value.items():
-                    _add(counts, term.topology_key, value, count)
+                into = counts.get(term.topology_key)
+                if into is None:
+                    counts[term.topology_key] = dict(by_value)  # the usual case: one term per key, copied whole
+                else:
+                    for value, count in by_value.items():
+                        into[value] = into.get(value, 0) + count
         return counts
 
     def incoming_affinity_counts(self, affinity_terms: Sequence[AffinityTerm],

@@ -264,11 +264,10 @@ class MatchCounts:
         """count_matching for every node of the batch, through the memo. ``rows_of`` is the snapshot's
         columns: batches over them are memoised by row, others by node name."""
         memo = self._memo(selector, namespace)
-        nodes = batch.nodes
         if batch.columns is not rows_of:
             by_name = memo.by_name
-            out = np.empty(len(nodes), np.int64)
-            for i, info in enumerate(nodes):
+            out = np.empty(len(batch), np.int64)
+            for i, info in enumerate(batch.nodes):
                 entry = by_name.get(info.name)
                 if entry is None or entry[0] != info.generation:
                     entry = by_name[info.name] = (info.generation, count_matching(info.pods, selector, namespace))
@@ -285,8 +284,9 @@ class MatchCounts:
         rows = batch.rows
         generations = batch.column("generation")
         for i in np.flatnonzero(memo.generations[rows] != generations).tolist():
-            info = nodes[i]
             row = rows[i]
+            info = columns.infos[row]  # the row's node, without gathering the whole batch's
+            assert info is not None
             memo.counts[row] = count_matching(info.pods, selector, namespace)
             memo.generations[row] = info.generation
         result: Int64Array = memo.counts[rows]
