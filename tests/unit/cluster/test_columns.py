@@ -11,7 +11,7 @@ import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns, trunc_div
+from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns, NodeNames, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
@@ -117,6 +117,27 @@ def test_columns_follow_every_change(seed: int) -> None:
             copy = observed(private, i)
             assert copy["numeric"] | {"taint_code": 0} == want["numeric"] | {"taint_code": 0}
             assert (copy["labels"], copy["gpu"]) == (want["labels"], want["gpu"])
+
+
+def test_memoised_name_lists_follow_nodes_coming_and_going() -> None:
+    cache = ClusterCache()
+    for name in ("a", "b", "c"):
+        cache.upsert_node(make_node(name))
+    listed = NodeNames(["c", "x", "a"], b'["c","x","a"]')
+
+    def rows() -> list[int]:
+        snapshot = cache.snapshot()
+        found = snapshot.columns.rows_named(listed)
+        return [snapshot.columns.infos[r].name if r >= 0 else None for r in found.tolist()]  # type: ignore[union-attr]
+
+    assert rows() == ["c", None, "a"]
+    assert rows() == ["c", None, "a"]  # from the memo
+    cache.upsert_node(make_node("x"))  # a node arrives: its name now has a row
+    assert rows() == ["c", "x", "a"]
+    cache.remove_node("c")  # and one leaves: its row is free (and may be reused)
+    assert rows() == [None, "x", "a"]
+    cache.upsert_node(make_node("d"))  # takes the freed row; "c" must still resolve to nothing
+    assert rows() == [None, "x", "a"]
 
 
 def test_a_batch_of_nodes_from_another_snapshot_builds_its_own_columns() -> None:
