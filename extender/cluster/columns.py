@@ -56,6 +56,45 @@ class NodeNames(list[str]):
         self.text = text
 
 
+class LabelCounts(Mapping[str, int]):
+    """A count per value of one label key, held as an array over that key's value codes in one NodeColumns.
+
+    The cluster-wide plugins add pods up per topology domain with ``bincount`` over the label codes; kept in
+    that form, :meth:`NodeBatch.label_in` turns the counts into a node mask without one lookup per value (a
+    hostname topology has as many values as nodes). Read as a mapping, it holds the values whose count is
+    positive.
+    """
+
+    __slots__ = ("columns", "counts", "key")
+
+    def __init__(self, columns: NodeColumns, key: str, counts: Int64Array) -> None:
+        self.columns = columns
+        self.key = key
+        self.counts = counts  # by code into columns.label_values[key]; never longer than that table
+
+    def __getitem__(self, value: str) -> int:
+        code = self.columns._label_codes.get(self.key, {}).get(value)
+        if code is None or code >= len(self.counts) or self.counts[code] <= 0:
+            raise KeyError(value)
+        return int(self.counts[code])
+
+    def __iter__(self) -> Iterator[str]:
+        values = self.columns.label_values[self.key]
+        return iter([values[code] for code in np.flatnonzero(self.counts > 0).tolist()])
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.counts > 0))
+
+    def plus(self, other: LabelCounts) -> LabelCounts:
+        """The sum of two counts of the same key and columns."""
+        assert other.columns is self.columns and other.key == self.key
+        longer, shorter = (self.counts, other.counts) if len(self.counts) >= len(other.counts) \
+            else (other.counts, self.counts)
+        total = longer.copy()
+        total[:len(shorter)] += shorter
+        return LabelCounts(self.columns, self.key, total)
+
+
 class NodeColumns:
     """Columns over a set of NodeInfos; rows are reused after a node leaves."""
 
@@ -342,8 +381,11 @@ class NodeBatch(Sequence[NodeInfo]):
         """Where a node's value of ``key`` is one of ``values`` (never where the node lacks the key)."""
         codes = self.label_codes(key)
         table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.bool_)  # -1 reads the last entry
-        known = self.columns._label_codes.get(key, {})
-        table[[code for code in map(known.get, values) if code is not None]] = True
+        if isinstance(values, LabelCounts) and values.columns is self.columns and values.key == key:
+            table[:len(values.counts)] = values.counts > 0
+        else:
+            known = self.columns._label_codes.get(key, {})
+            table[[code for code in map(known.get, values) if code is not None]] = True
         mask: BoolArray = table[codes]
         return mask
 

@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, IntpArray, LabelCounts, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -83,8 +83,9 @@ _AFFINITY_MISMATCH: Final = unresolvable(ERR_REASON_AFFINITY)
 _ANTI_AFFINITY_MISMATCH: Final = unschedulable(ERR_REASON_ANTI_AFFINITY)
 _EXISTING_ANTI_AFFINITY_MISMATCH: Final = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY)
 
-#: topology key -> topology value -> count (every stored count is positive).
-Counts = dict[str, dict[str, int]]
+#: topology key -> topology value -> count (every stored count is positive); counts added up over the
+#: snapshot's label codes stay in that form (LabelCounts).
+Counts = dict[str, Mapping[str, int]]
 #: topology key -> topology value -> score.
 TopologyScores = dict[str, dict[str, int]]
 _NO_VALUES: Final[Mapping[str, int]] = {}
@@ -95,7 +96,7 @@ def _int32(value: int) -> int:
     return (value + 2**31) % 2**32 - 2**31
 
 
-def _add(counts: Counts, key: str, value: str, delta: int) -> None:
+def _add(counts: TopologyScores, key: str, value: str, delta: int) -> None:
     by_value = counts.get(key)
     if by_value is None:
         counts[key] = {value: delta}
@@ -262,7 +263,7 @@ class ClusterIndex:
 
     def existing_anti_affinity_counts(self, pod: PodRecord, ns_labels: Mapping[str, str] | None) -> Counts:
         """getExistingAntiAffinityCounts: per topology pair, existing required anti-affinity terms matching the pod."""
-        counts: Counts = {}
+        counts: dict[str, dict[str, int]] = {}
         namespace, labels = pod.namespace, pod.labels
         for term, by_value in self.anti_terms.items():
             if term.matches(namespace, labels, ns_labels):
@@ -272,7 +273,7 @@ class ClusterIndex:
                 else:
                     for value, count in by_value.items():
                         into[value] = into.get(value, 0) + count
-        return counts
+        return dict(counts)
 
     def incoming_affinity_counts(self, affinity_terms: Sequence[AffinityTerm],
                                  anti_affinity_terms: Sequence[AffinityTerm]) -> tuple[Counts, Counts]:
@@ -330,17 +331,18 @@ class ClusterIndex:
         has = (per_row > 0) & (codes >= 0)
         if not has.any():
             return
-        sums = np.bincount(codes[has], weights=per_row[has].astype(np.float64))
-        values = columns.label_values[key]
-        found = np.flatnonzero(sums)
-        added = dict(zip([values[code] for code in found.tolist()], sums[found].astype(np.int64).tolist(),
-                         strict=True))
+        added = LabelCounts(columns, key, np.bincount(codes[has], weights=per_row[has].astype(np.float64))
+                            .astype(np.int64))
         by_value = counts.get(key)
         if by_value is None:
             counts[key] = added
+        elif isinstance(by_value, LabelCounts):
+            counts[key] = by_value.plus(added)
         else:
+            merged = dict(by_value)
             for value, count in added.items():
-                by_value[value] = by_value.get(value, 0) + count
+                merged[value] = merged.get(value, 0) + count
+            counts[key] = merged
 
     def topology_scores(self, pod: PodRecord, ns_labels: Mapping[str, str] | None,
                         preferred: Sequence[WeightedAffinityTerm], preferred_anti: Sequence[WeightedAffinityTerm],

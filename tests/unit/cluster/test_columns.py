@@ -11,7 +11,7 @@ import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.columns import NUMERIC, NodeBatch, NodeColumns, NodeNames, trunc_div
+from extender.cluster.columns import NUMERIC, LabelCounts, NodeBatch, NodeColumns, NodeNames, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
@@ -138,6 +138,30 @@ def test_memoised_name_lists_follow_nodes_coming_and_going() -> None:
     assert rows() == [None, "x", "a"]
     cache.upsert_node(make_node("d"))  # takes the freed row; "c" must still resolve to nothing
     assert rows() == [None, "x", "a"]
+
+
+def test_label_counts_read_as_their_positive_values_and_mask_as_a_dict_would() -> None:
+    cache = ClusterCache()
+    for name, zone in (("a", "z1"), ("b", "z2"), ("c", "z1"), ("d", "z3"), ("e", "")):
+        cache.upsert_node(make_node(name, labels={"zone": zone} if zone else {}))
+    snapshot = cache.snapshot()
+    columns = snapshot.columns
+    codes = {value: i for i, value in enumerate(columns.label_values["zone"])}
+    raw = np.zeros(len(codes), np.int64)
+    raw[codes["z1"]], raw[codes["z3"]] = 2, 5
+    counts = LabelCounts(columns, "zone", raw)
+    assert dict(counts) == {"z1": 2, "z3": 5} and len(counts) == 2 and "z2" not in counts
+    assert counts.get("z2") is None and counts.get("nowhere") is None
+    extra = np.zeros(len(codes), np.int64)
+    extra[codes["z2"]] = 1
+    assert dict(counts.plus(LabelCounts(columns, "zone", extra))) == {"z1": 2, "z2": 1, "z3": 5}
+    batch = snapshot.all_nodes()
+    names = [n.name for n in batch.nodes]
+    assert batch.label_in("zone", counts).tolist() == batch.label_in("zone", dict(counts)).tolist()
+    assert [n for n, hit in zip(names, batch.label_in("zone", counts).tolist(), strict=True) if hit] == ["a", "c", "d"]
+    # Counts over other columns (a NodeList sent in full) are read by value.
+    other = NodeBatch.of([n.clone() for n in batch.nodes], None)
+    assert other.label_in("zone", counts).tolist() == batch.label_in("zone", counts).tolist()
 
 
 def test_a_batch_of_nodes_from_another_snapshot_builds_its_own_columns() -> None:
