@@ -77,6 +77,11 @@ class EngineThread:
         self._thread: threading.Thread | None = None
         self._started = False
         self.busy_since = 0.0  # monotonic start of the job running now, 0 when idle (for reports)
+        # Held while a job runs, on whichever thread runs it: the cache is never touched by two at once.
+        self._running = threading.Lock()
+        self._submitted = 0  # jobs queued so far (written under _count_lock)
+        self._finished = 0  # jobs the engine thread has finished or skipped (written by it alone)
+        self._count_lock = threading.Lock()
 
     @property
     def pending(self) -> int:
@@ -107,28 +112,33 @@ class EngineThread:
             job = jobs.get()
             if job is None:
                 return
-            if job.abandoned:
-                continue
-            self.busy_since = time.monotonic()
-            # No collection while a job runs: the objects a large request decodes are alive until it ends,
-            # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
-            # during which the event loop cannot answer a probe. Reference counting frees them when the job
-            # ends; the collection that was due then runs here, over what is left.
-            collect = gc.isenabled()
-            gc.disable()
-            try:
-                value = job.context.run(job.fn, *job.args)
-            except BaseException as err:  # handed to the awaiting caller, which decides
-                self._answer(job, False, err)
-            else:
-                self._answer(job, True, value)
-            finally:
-                self.busy_since = 0.0
-                del job
-                if collect:
-                    gc.enable()
-                    if gc.get_count()[0] > gc.get_threshold()[0]:
-                        gc.collect(0)
+            with self._running:
+                self._run(job)
+            del job
+            self._finished += 1
+
+    def _run(self, job: _Job) -> None:
+        if job.abandoned:
+            return
+        self.busy_since = time.monotonic()
+        # No collection while a job runs: the objects a large request decodes are alive until it ends,
+        # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
+        # during which the event loop cannot answer a probe. Reference counting frees them when the job
+        # ends; the collection that was due then runs here, over what is left.
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            value = job.context.run(job.fn, *job.args)
+        except BaseException as err:  # handed to the awaiting caller, which decides
+            self._answer(job, False, err)
+        else:
+            self._answer(job, True, value)
+        finally:
+            self.busy_since = 0.0
+            if collect:
+                gc.enable()
+                if gc.get_count()[0] > gc.get_threshold()[0]:
+                    gc.collect(0)
 
     @staticmethod
     def _answer(job: _Job, ok: bool, value: Any) -> None:
@@ -143,8 +153,36 @@ class EngineThread:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         job = _Job(fn, args, loop, future)
+        with self._count_lock:
+            self._submitted += 1
         self._queue.put(job)
         return job, future
+
+    def idle(self) -> bool:
+        """Nothing queued or running on the engine thread."""
+        return self._submitted == self._finished and not self._running.locked()
+
+    def run_here_if_idle(self, fn: Callable[..., T], *args: Any) -> tuple[bool, T | None]:
+        """Run ``fn`` on the calling thread at once if the engine thread is idle: (True, its value); else
+        (False, None) and nothing ran.
+
+        For small steps on the event loop: handing them to the engine thread costs two thread wake-ups,
+        more than the step itself. The engine-thread lock is held while ``fn`` runs, so the cache still sees
+        one caller at a time, and nothing submitted earlier is still waiting (order is kept)."""
+        if self._submitted != self._finished or not self._running.acquire(blocking=False):
+            return False, None
+        try:
+            if self._submitted != self._finished:  # queued between the check and the lock
+                return False, None
+            collect = gc.isenabled()
+            gc.disable()  # as on the engine thread: no collection in the middle of the step
+            try:
+                return True, fn(*args)
+            finally:
+                if collect:
+                    gc.enable()
+        finally:
+            self._running.release()
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
         """Run cache work from the source (or an internal step) on the engine thread: never refused."""
