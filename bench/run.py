@@ -380,6 +380,7 @@ def apiserver_figures(objects: list[dict[str, Any]], workdir: Path) -> dict[str,
 # kube-scheduler alone is bounded by its own Binding rate limiter (200 at once, then 100/s) rather than by
 # scheduling, while binds through the extender skip that limiter: neither side would measure scheduling.
 THROUGHPUT_QPS = 5000
+_BIND_VERB = "bind"  # "" to let kube-scheduler bind (for finding where time goes; never in the report)
 
 
 def _watch_binds(cp: Any, label: str, version: str, expected: int, bound: dict[str, float],
@@ -414,15 +415,29 @@ def _watch_binds(cp: Any, label: str, version: str, expected: int, bound: dict[s
         client.close()
 
 
-def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2,
-                       on_extender: Any = None) -> dict[str, float]:
+def _verb_seconds(url: str) -> dict[str, float]:
+    """Mean time the service took per verb (from its request-duration histogram: read to answer)."""
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        for suffix, into in (("_sum", sums), ("_count", counts)):
+            if line.startswith(f"extender_request_duration_seconds{suffix}{{"):
+                verb = line.split('verb="', 1)[1].split('"', 1)[0]
+                into[verb] = into.get(verb, 0.0) + float(line.rsplit(" ", 1)[1])
+    return {verb: sums[verb] / counts[verb] for verb in sums if counts.get(verb)}
+
+
+def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on_extender: Any = None,
+                       before: Path | None = None) -> dict[str, float]:
     """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind).
 
     Each run starts from the same empty cluster: its pods are created first (pending, no scheduler running),
     so the client creating them is not what is measured; then kube-scheduler starts and a watch records when
     each pod is bound. The rate is over the span from the first bind to the last, which leaves out start-up
     (informer sync) on both sides. The pods are force-deleted after each run. Runs alternate (alone, with,
-    alone, with, ...) and each side reports its median and range.
+    alone, with, ...) and each side reports its median and range, with the extender's CPU per pod and its
+    mean time per verb. ``before``: a directory holding an earlier ``extender`` package, measured as a third
+    side of every round (before and after a change, in the same run).
     """
     from controlplane import ControlPlane, ExtenderConfig, Scheduler, build_binaries, scheduler_configuration
 
@@ -458,15 +473,15 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2,
     cpu_per_pod: list[float] = []
 
     def run(label: str, extender_url: str | None, extender_pid: int = 0) -> float:
+        cpu_before = cpu_seconds(extender_pid) if extender_pid else 0.0  # its pods' watch events count too
         version = create(label)
-        cpu_before = cpu_seconds(extender_pid) if extender_pid else 0.0
         bound: dict[str, float] = {}
         done = threading.Event()
         watcher = threading.Thread(target=_watch_binds, args=(cp, label, version, pods, bound, done), daemon=True)
         watcher.start()
         time.sleep(0.5)  # the watch is open before anything can bind
         config = scheduler_configuration(cp.kubeconfig, [ExtenderConfig(
-            url_prefix=extender_url, filter_verb="filter", prioritize_verb="prioritize", bind_verb="bind",
+            url_prefix=extender_url, filter_verb="filter", prioritize_verb="prioritize", bind_verb=_BIND_VERB,
             weight=1, node_cache_capable=True)] if extender_url else [])
         config["clientConnection"].update(qps=THROUGHPUT_QPS, burst=THROUGHPUT_QPS)
         scheduler = Scheduler(cp, workdir / f"sched-{nodes}-{label}", config, verbosity=1)
@@ -487,26 +502,78 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2,
         clear()
         return rate
 
-    try:
-        alone: list[float] = []
-        extended: list[float] = []
-        with service(["--kubeconfig", str(cp.kubeconfig)]) as (url, proc, _seconds):
+    def run_with(label: str, directory: Path) -> tuple[float, float, dict[str, float]]:
+        with _service_from(directory, cp.kubeconfig) as (url, proc):
             if on_extender is not None:
                 on_extender(proc)
-            for round_ in range(rounds):
-                alone.append(run(f"alone{round_}", None))
-                extended.append(run(f"ext{round_}", url, proc.pid))
-                time.sleep(1)  # the extender's watch has seen the deletions
-        ratios = [e / a for a, e in zip(alone, extended, strict=True)]
-        return {"nodes": float(nodes), "pods": float(pods), "runs": float(rounds), "qps": float(THROUGHPUT_QPS),
-                "alone_pods_per_s": statistics.median(alone), "extender_pods_per_s": statistics.median(extended),
-                "alone_min": min(alone), "alone_max": max(alone), "extender_min": min(extended),
-                "extender_max": max(extended), "ratio_median": statistics.median(ratios),
-                "ratio_min": min(ratios), "ratio_max": max(ratios),
-                "extender_cpu_ms_per_pod": statistics.median(cpu_per_pod)}
+            rate = run(label, url, proc.pid)
+            return rate, cpu_per_pod.pop(), _verb_seconds(url)
+
+    try:
+        # Alternated rounds: alone, with the extender (and with the earlier extender when one is given), so
+        # that a machine shared with other work moves every side. The extender runs only during its own
+        # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
+        sides = {"extender": ROOT, **({"before": before} if before is not None else {})}
+        rates: dict[str, list[float]] = {"alone": [], **{side: [] for side in sides}}
+        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+        for round_ in range(rounds):
+            rates["alone"].append(run(f"alone{round_}", None))
+            for side, directory in sides.items():
+                rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory)
+                rates[side].append(rate)
+                cpu[side].append(cpu_ms)
+                for verb, value in seconds.items():
+                    served[side].setdefault(verb, []).append(value)
+        out = {"nodes": float(nodes), "pods": float(pods), "runs": float(rounds), "qps": float(THROUGHPUT_QPS)}
+        for side, values in rates.items():
+            key = "extender" if side == "extender" else side
+            out.update({f"{key}_pods_per_s": statistics.median(values), f"{key}_min": min(values),
+                        f"{key}_max": max(values)})
+            if side != "alone":
+                ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
+                prefix = "ratio" if side == "extender" else f"{side}_ratio"
+                out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
+                            f"{prefix}_max": max(ratios),
+                            f"{key}_cpu_ms_per_pod": statistics.median(cpu[side]),
+                            **{f"{key}_{verb}_mean_ms": 1000 * statistics.median(v)
+                               for verb, v in served[side].items()}})
+        out["alone_pods_per_s"] = statistics.median(rates["alone"])
+        return out
     finally:
         client.close()
         cp.stop()
+
+
+@contextmanager
+def _service_from(directory: Path, kubeconfig: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`extender serve --kubeconfig` from the package in ``directory`` (this checkout or an earlier one),
+    ready (synced) when entered."""
+    from controlplane import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port), "--log-level",
+                             "warning", "--kubeconfig", str(kubeconfig)], cwd=directory,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    try:
+        while True:
+            try:
+                if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.perf_counter() - started > 900:
+                raise RuntimeError(f"extender serve from {directory} did not become ready")
+            time.sleep(0.1)
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 # ---------------------------------------------------------------------------------------------- report

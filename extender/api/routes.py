@@ -219,12 +219,11 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             # Well-formed but unusable content: an answer kube-scheduler will surface as an error.
             status, content = error_body(str(err), name)
         elapsed = time.perf_counter() - started
-        metrics.requests.labels(verb, name, str(status)).inc()
-        metrics.latency.labels(verb, name).observe(elapsed)
+        metrics.answered(verb, name, status, elapsed)
         if status != 200:
             log.warning("request failed", extra={"verb": verb, "profile": name, "status": status,
                                                  "error": content.get("Error") if isinstance(content, dict) else ""})
-        else:
+        elif log.isEnabledFor(logging.DEBUG):
             log.debug("request", extra={"verb": verb, "profile": name, "seconds": round(elapsed, 6)})
         return JSONResponse(content, status_code=status, headers=headers)
 
