@@ -18,8 +18,9 @@ the headline comparison never sets a figure of ours against one of Go's taken at
 2. Cache ingest: objects per second into the cache, and watch events per second through a reflector.
 3. Against a real kube-apiserver: time for our service to sync (list+watch to /readyz) and its RSS, next
    to kube-scheduler's sync time (to /readyz) and RSS for the same cluster.
-4. kube-scheduler throughput (pods bound per second) at 500 nodes, alone and with our extender
-   (filter + prioritize + bind, nodeCacheCapable).
+4. kube-scheduler throughput (pods bound per second) at 500 and 5000 nodes, alone and with our extender
+   (filter + prioritize + bind, nodeCacheCapable), alternated; ``--only throughput`` runs just this part
+   (see throughput_figures for the method).
 """
 
 from __future__ import annotations
@@ -687,8 +688,19 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                   f"{fmt(tp.get('alone_min'))}–{fmt(tp.get('alone_max'))} |",
                   f"| with the extender (filter + prioritize + bind, nodeCacheCapable) | "
                   f"{fmt(tp['extender_pods_per_s'])} | {fmt(tp.get('extender_min'))}–{fmt(tp.get('extender_max'))} |",
+                  *([f"| with the earlier extender (--throughput-before) | {fmt(tp['before_pods_per_s'])} | "
+                     f"{fmt(tp['before_min'])}–{fmt(tp['before_max'])} |"] if "before_pods_per_s" in tp else []),
                   "", f"With ÷ alone, median of the rounds' ratios: {fmt(100 * ratio, 0)}% "
-                  f"({fmt(100 * tp.get('ratio_min', ratio), 0)}–{fmt(100 * tp.get('ratio_max', ratio), 0)}%).", ""]
+                  f"({fmt(100 * tp.get('ratio_min', ratio), 0)}–{fmt(100 * tp.get('ratio_max', ratio), 0)}%)"
+                  + (f"; the earlier extender {fmt(100 * tp['before_ratio_median'], 0)}% "
+                     f"({fmt(100 * tp['before_ratio_min'], 0)}–{fmt(100 * tp['before_ratio_max'], 0)}%)"
+                     if "before_ratio_median" in tp else "") + ".", ""]
+        for key, who in (("extender", "The extender"), ("before", "The earlier extender")):
+            if f"{key}_cpu_ms_per_pod" in tp:
+                lines += [f"{who} used {fmt(tp[f'{key}_cpu_ms_per_pod'], 2)} ms of CPU per pod; mean time in the "
+                          "service per verb: " + ", ".join(
+                              f"{verb} {fmt(tp.get(f'{key}_{verb}_mean_ms'), 1)} ms"
+                              for verb in ("filter", "prioritize", "bind")) + ".", ""]
         if int(tp["nodes"]) == 500:
             rows.append(f"| throughput with the extender ≥ 70% of without at {int(tp['nodes'])} nodes | "
                         f"{fmt(100 * ratio, 0)}% | {'yes' if ratio >= 0.7 else 'no'} |")
@@ -709,11 +721,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--beside", type=Path, help="the RESULTS.json of an earlier run, to show its ratios too")
     parser.add_argument("--only", choices=["throughput"],
                         help="run only this part (throughput: kube-scheduler alone and with the extender)")
-    parser.add_argument("--throughput-sizes", default="500",
-                        help="comma-separated node counts for the throughput runs (default 500)")
+    parser.add_argument("--throughput-sizes", default="500,5000",
+                        help="comma-separated node counts for the throughput runs (default 500,5000)")
     parser.add_argument("--throughput-pods", type=int, default=1000, help="pods per throughput run (default 1000)")
     parser.add_argument("--throughput-rounds", type=int, default=3,
                         help="alternated rounds (alone, with) per size (default 3)")
+    parser.add_argument("--throughput-before", type=Path,
+                        help="a directory holding an earlier checkout's extender package (e.g. from git archive), "
+                             "measured as a third side of every throughput round")
     parser.add_argument("--report-only", type=Path,
                         help="rewrite the report from this RESULTS.json instead of measuring")
     args = parser.parse_args(argv)
@@ -756,7 +771,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for nodes in (int(n) for n in args.throughput_sizes.split(",")):
                 log(f"throughput at {nodes} nodes")
                 results["throughput"].append(throughput_figures(nodes, args.throughput_pods, workdir,
-                                                                args.throughput_rounds))
+                                                                args.throughput_rounds,
+                                                                before=args.throughput_before))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["loadavg_end"] = os.getloadavg()[1]

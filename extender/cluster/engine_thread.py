@@ -113,32 +113,35 @@ class EngineThread:
             if job is None:
                 return
             with self._running:
-                self._run(job)
-            del job
-            self._finished += 1
+                outcome = self._run(job)
+                self._finished += 1
+            # Answered once the cache is free again, so that the caller may run its next small step at once.
+            if outcome is not None:
+                self._answer(job, *outcome)
+            del job, outcome
+            # The collection that was due during the job runs now, over what reference counting left.
+            if gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]:
+                gc.collect(0)
 
-    def _run(self, job: _Job) -> None:
+    def _run(self, job: _Job) -> tuple[bool, Any] | None:
+        """Run a job (None if it was abandoned before it started): (True, value) or (False, exception)."""
         if job.abandoned:
-            return
+            return None
         self.busy_since = time.monotonic()
         # No collection while a job runs: the objects a large request decodes are alive until it ends,
         # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
         # during which the event loop cannot answer a probe. Reference counting frees them when the job
-        # ends; the collection that was due then runs here, over what is left.
+        # ends.
         collect = gc.isenabled()
         gc.disable()
         try:
-            value = job.context.run(job.fn, *job.args)
+            return True, job.context.run(job.fn, *job.args)
         except BaseException as err:  # handed to the awaiting caller, which decides
-            self._answer(job, False, err)
-        else:
-            self._answer(job, True, value)
+            return False, err
         finally:
             self.busy_since = 0.0
             if collect:
                 gc.enable()
-                if gc.get_count()[0] > gc.get_threshold()[0]:
-                    gc.collect(0)
 
     @staticmethod
     def _answer(job: _Job, ok: bool, value: Any) -> None:

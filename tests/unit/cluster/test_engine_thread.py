@@ -1,0 +1,73 @@
+"""The engine thread's small-step path: a step runs on the caller's thread only when nothing else would run
+on the cache at the same time or before it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from extender.cluster.engine_thread import EngineThread
+
+
+def test_a_step_runs_here_when_the_engine_is_idle() -> None:
+    engine = EngineThread()
+
+    async def scenario() -> None:
+        assert await engine.request(lambda: "warm") == "warm"  # the thread has started and finished its job
+        done, value = engine.run_here_if_idle(lambda: threading.current_thread())
+        assert done and value is threading.current_thread()
+        assert engine.idle()
+
+    asyncio.run(scenario())
+    engine.stop()
+
+
+def test_a_step_is_refused_while_a_job_runs_or_waits_and_order_is_kept() -> None:
+    engine = EngineThread()
+    started = threading.Event()
+    release = threading.Event()
+    order: list[str] = []
+
+    def slow() -> None:
+        started.set()
+        release.wait(5)
+        order.append("queued first")
+
+    async def scenario() -> None:
+        running = asyncio.ensure_future(engine.write(slow))
+        await asyncio.sleep(0)
+        assert started.wait(5)
+        queued = asyncio.ensure_future(engine.write(order.append, "queued second"))
+        await asyncio.sleep(0)
+        done, _ = engine.run_here_if_idle(order.append, "here")
+        assert not done and not engine.idle()  # nothing ran here: the cache is the engine's
+        release.set()
+        await running
+        await queued
+        done, _ = engine.run_here_if_idle(order.append, "here")
+        assert done
+
+    asyncio.run(scenario())
+    engine.stop()
+    assert order == ["queued first", "queued second", "here"]
+
+
+def test_an_error_of_a_step_run_here_reaches_the_caller_and_frees_the_engine() -> None:
+    engine = EngineThread()
+
+    def fails() -> None:
+        raise ValueError("bad step")
+
+    async def scenario() -> None:
+        await engine.request(lambda: None)
+        try:
+            engine.run_here_if_idle(fails)
+        except ValueError as err:
+            assert str(err) == "bad step"
+        else:
+            raise AssertionError("the error was swallowed")
+        assert await engine.request(lambda: "still serving") == "still serving"
+        assert engine.run_here_if_idle(lambda: 1) == (True, 1)
+
+    asyncio.run(scenario())
+    engine.stop()
