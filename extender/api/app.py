@@ -90,7 +90,7 @@ class ExtenderApp(FastAPI):
     every error themselves). Everything else still passes through the whole stack.
     """
 
-    fast_verbs: dict[str, Any] = {}
+    fast_verbs: dict[str, Any]  # verb -> handler (routes.VerbRouter.verbs), set before the first request
 
     def build_middleware_stack(self) -> ASGIApp:
         return RequestIdMiddleware(FastVerbs(super().build_middleware_stack(), verbs=self.fast_verbs))

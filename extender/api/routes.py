@@ -184,8 +184,9 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
                  limits: RequestLimits | None = None) -> VerbRouter:
     """Routes for filter, prioritize, bind and preempt (default profile and per profile).
 
-    Engine work runs on ``engine`` (the thread owning the cache); the event loop only reads bodies and
-    writes answers."""
+    Engine work runs on ``engine`` (the thread owning the cache), except small steps (a body of at most
+    INLINE_MAX_BODY_BYTES, bind's cache steps), which run on the event loop under the engine's lock when
+    the engine thread is idle; everything else on the loop is reading bodies and writing answers."""
     router = VerbRouter()
     router.verbs = {}
     engine = engine or EngineThread()
@@ -272,9 +273,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         return value if done else await engine.write(fn, *args)
 
     async def bind(body: bytes, profile: str) -> Any:
-        done, args = engine.run_here_if_idle(decode_bind, body) if len(body) <= INLINE_MAX_BODY_BYTES else (
-            False, None)
-        if not done or args is None:
+        args = None
+        if len(body) <= INLINE_MAX_BODY_BYTES:
+            _, args = engine.run_here_if_idle(decode_bind, body)
+        if args is None:
             args = await engine.request(decode_bind, body)
         try:
             await scheduler.bind(args.PodNamespace or "default", args.PodName, args.PodUID, args.Node,

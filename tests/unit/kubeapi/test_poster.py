@@ -179,7 +179,7 @@ def test_no_answer_in_time_is_an_error() -> None:
 
         async with Server(answer) as server:
             client = poster(server.url, timeout=0.2)
-            with pytest.raises(PostError, match="no answer within 0.2 seconds"):
+            with pytest.raises(PostError, match=r"no answer within 0\.2 seconds"):
                 await client.post("/x", b"{}")
             await client.aclose()
 
