@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
+import pytest
+
+from extender.cluster import engine_thread
 from extender.cluster.engine_thread import EngineThread
 
 
@@ -71,3 +75,29 @@ def test_an_error_of_a_step_run_here_reaches_the_caller_and_frees_the_engine() -
 
     asyncio.run(scenario())
     engine.stop()
+
+
+def test_a_write_runs_here_only_once_its_function_has_proved_quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine_thread, "QUICK_WRITE_SECONDS", 0.05)  # wide margins on a busy machine
+    engine = EngineThread()
+    threads: list[str] = []
+
+    def quick() -> None:
+        threads.append(threading.current_thread().name)
+
+    def slow() -> None:
+        threads.append(threading.current_thread().name)
+        started = time.thread_time()
+        while time.thread_time() - started < 0.1:  # more CPU than QUICK_WRITE_SECONDS
+            pass
+
+    async def scenario() -> None:
+        for _ in range(3):
+            await engine.write(quick)
+        for _ in range(2):
+            await engine.write(slow)
+
+    asyncio.run(scenario())
+    engine.stop()
+    here = threading.current_thread().name
+    assert threads == ["engine", here, here, "engine", "engine"]
