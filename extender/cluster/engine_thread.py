@@ -4,6 +4,9 @@ Every verb's engine work (filter, prioritize, preempt, explain, the cache steps 
 the reflectors (lists, watch events, expiry of assumed pods) runs here, one call at a time and in the order
 submitted. The cache therefore keeps a single writer, a request sees a cache that does not change under it,
 and the event loop is left to I/O: health, readiness and metrics answer while a heavy request computes.
+Small steps may instead run on the caller's thread, but only while the engine thread is idle and under the
+lock it holds for every job (:meth:`EngineThread.run_here_if_idle`): still one at a time, still in order,
+and never a heavy one (the callers pass only small bodies, single events and bind's cache steps).
 
 Admission is bounded: at most ``max_pending`` requests wait or run at once (past it :class:`Overloaded`,
 answered 503 with Retry-After), and a request that has not finished within ``timeout`` seconds is abandoned
