@@ -18,8 +18,9 @@ the headline comparison never sets a figure of ours against one of Go's taken at
 2. Cache ingest: objects per second into the cache, and watch events per second through a reflector.
 3. Against a real kube-apiserver: time for our service to sync (list+watch to /readyz) and its RSS, next
    to kube-scheduler's sync time (to /readyz) and RSS for the same cluster.
-4. kube-scheduler throughput (pods bound per second) at 500 nodes, alone and with our extender
-   (filter + prioritize + bind, nodeCacheCapable).
+4. kube-scheduler throughput (pods bound per second) at 500 and 5000 nodes, alone and with our extender
+   (filter + prioritize + bind, nodeCacheCapable), alternated; ``--only throughput`` runs just this part
+   (see throughput_figures for the method).
 """
 
 from __future__ import annotations
@@ -375,54 +376,205 @@ def apiserver_figures(objects: list[dict[str, Any]], workdir: Path) -> dict[str,
 
 
 # ---------------------------------------------------------------------------------------------- 5. throughput
-def throughput_figures(nodes: int, pods: int, workdir: Path) -> dict[str, float]:
-    """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind)."""
+# kube-scheduler's client rate limits for these runs, both sides alike: upstream's scheduler_perf harness
+# uses the same (test/integration/scheduler_perf/util.go). With the test configuration's 100 qps / burst 200,
+# kube-scheduler alone is bounded by its own Binding rate limiter (200 at once, then 100/s) rather than by
+# scheduling, while binds through the extender skip that limiter: neither side would measure scheduling.
+THROUGHPUT_QPS = 5000
+_BIND_VERB = "bind"  # "" to let kube-scheduler bind (for finding where time goes; never in the report)
+
+
+def _watch_binds(cp: Any, label: str, version: str, expected: int, bound: dict[str, float],
+                 done: threading.Event) -> None:
+    """Record when each pod of a run is first seen bound (a watch, resumed if the server ends it)."""
+    client = cp.client()
+    try:
+        while len(bound) < expected and not done.is_set():
+            params = {"labelSelector": f"run={label}", "watch": "true", "resourceVersion": version,
+                      "timeoutSeconds": "600"}
+            with client.http.stream("GET", "/api/v1/namespaces/shop/pods", params=params,
+                                    timeout=httpx.Timeout(30, read=None)) as response:
+                if response.status_code != 200:
+                    raise RuntimeError(f"watch: {response.status_code} {response.read()[:200]!r}")
+                for line in response.iter_lines():
+                    if not line:
+                        continue
+                    event = orjson.loads(line)
+                    obj = event.get("object") or {}
+                    meta = obj.get("metadata") or {}
+                    if event.get("type") == "ERROR":
+                        raise RuntimeError(f"watch: {obj.get('message')}")
+                    version = meta.get("resourceVersion") or version
+                    name = meta.get("name")
+                    if name and (obj.get("spec") or {}).get("nodeName") and name not in bound:
+                        bound[name] = time.perf_counter()
+                    if len(bound) >= expected or done.is_set():
+                        break
+    except Exception as err:  # reported by the caller as pods not bound
+        log(f"watch of {label} failed: {err!r}")
+    finally:
+        client.close()
+
+
+def _verb_seconds(url: str) -> dict[str, float]:
+    """Mean time the service took per verb (from its request-duration histogram: read to answer)."""
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        for suffix, into in (("_sum", sums), ("_count", counts)):
+            if line.startswith(f"extender_request_duration_seconds{suffix}{{"):
+                verb = line.split('verb="', 1)[1].split('"', 1)[0]
+                into[verb] = into.get(verb, 0.0) + float(line.rsplit(" ", 1)[1])
+    return {verb: sums[verb] / counts[verb] for verb in sums if counts.get(verb)}
+
+
+def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on_extender: Any = None,
+                       before: Path | None = None) -> dict[str, float]:
+    """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind).
+
+    Each run starts from the same empty cluster: its pods are created first (pending, no scheduler running),
+    so the client creating them is not what is measured; then kube-scheduler starts and a watch records when
+    each pod is bound. The rate is over the span from the first bind to the last, which leaves out start-up
+    (informer sync) on both sides. The pods are force-deleted after each run. Runs alternate (alone, with,
+    alone, with, ...) and each side reports its median and range, with the extender's CPU per pod and its
+    mean time per verb. ``before``: a directory holding an earlier ``extender`` package, measured as a third
+    side of every round (before and after a change, in the same run).
+    """
     from controlplane import ControlPlane, ExtenderConfig, Scheduler, build_binaries, scheduler_configuration
 
     bin_dir = build_binaries(workdir / "build.log")
-    cp = ControlPlane(bin_dir, workdir / "tp")
+    cp = ControlPlane(bin_dir, workdir / f"tp-{nodes}")
     cp.start()
     objects = [o for o in generate(nodes, pods_per_node=0) if o["kind"] in ("Node", "Namespace", "Service")]
     populate(cp, objects)
     client = cp.client()
     template = incoming_pods()["plain"]
+    body = {k: v for k, v in template.items() if k != "status"}
 
-    def run(label: str, extender_url: str | None) -> float:
-        config = scheduler_configuration(cp.kubeconfig, [ExtenderConfig(
-            url_prefix=extender_url, filter_verb="filter", prioritize_verb="prioritize", bind_verb="bind",
-            weight=1, node_cache_capable=True)] if extender_url else [])
-        scheduler = Scheduler(cp, workdir / f"sched-{label}", config, verbosity=1)
-        scheduler.wait_ready(timeout=120)
-        started = time.perf_counter()
-        body = {k: v for k, v in template.items() if k != "status"}
+    def create(label: str) -> str:
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda i: client.post("/api/v1/namespaces/shop/pods", {
-                **body, "metadata": {"name": f"{label}-{i}", "namespace": "shop", "labels": {"app": "web"}}}),
-                range(pods)))
-        deadline = time.perf_counter() + 600
-        while time.perf_counter() < deadline:
-            items = client.get("/api/v1/namespaces/shop/pods", labelSelector="app=web")["items"]
-            bound = sum(1 for p in items if p["metadata"]["name"].startswith(f"{label}-") and p["spec"].get("nodeName"))
-            if bound >= pods:
-                break
+                **body, "metadata": {"name": f"{label}-{i}", "namespace": "shop",
+                                     "labels": {"app": "web", "run": label}}}), range(pods)))
+        return str(client.get("/api/v1/namespaces/shop/pods", labelSelector=f"run={label}",
+                              limit="1")["metadata"]["resourceVersion"])
+
+    def clear() -> None:
+        client.delete_pods("shop")
+        deadline = time.perf_counter() + 300
+        while client.get("/api/v1/namespaces/shop/pods", limit="1")["items"]:
+            if time.perf_counter() > deadline:
+                raise RuntimeError("the benchmark's pods were not deleted")
             time.sleep(0.2)
-        rate = pods / (time.perf_counter() - started)
-        scheduler.stop()
+
+    def cpu_seconds(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    cpu_per_pod: list[float] = []
+
+    def run(label: str, extender_url: str | None, extender_pid: int = 0) -> float:
+        cpu_before = cpu_seconds(extender_pid) if extender_pid else 0.0  # its pods' watch events count too
+        version = create(label)
+        bound: dict[str, float] = {}
+        done = threading.Event()
+        watcher = threading.Thread(target=_watch_binds, args=(cp, label, version, pods, bound, done), daemon=True)
+        watcher.start()
+        time.sleep(0.5)  # the watch is open before anything can bind
+        config = scheduler_configuration(cp.kubeconfig, [ExtenderConfig(
+            url_prefix=extender_url, filter_verb="filter", prioritize_verb="prioritize", bind_verb=_BIND_VERB,
+            weight=1, node_cache_capable=True)] if extender_url else [])
+        config["clientConnection"].update(qps=THROUGHPUT_QPS, burst=THROUGHPUT_QPS)
+        scheduler = Scheduler(cp, workdir / f"sched-{nodes}-{label}", config, verbosity=1)
+        try:
+            watcher.join(600)
+        finally:
+            done.set()
+            scheduler.stop()
+        if len(bound) < pods:
+            raise RuntimeError(f"{label}: only {len(bound)} of {pods} pods were bound within 600 s")
+        times = sorted(bound.values())
+        rate = (len(times) - 1) / (times[-1] - times[0])
+        extra = ""
+        if extender_pid:
+            cpu_per_pod.append(1000 * (cpu_seconds(extender_pid) - cpu_before) / pods)
+            extra = f", extender CPU {cpu_per_pod[-1]:.2f} ms per pod"
+        log(f"throughput {nodes} nodes, {label}: {rate:.1f} pods/s{extra}")
+        clear()
         return rate
 
+    def run_with(label: str, directory: Path) -> tuple[float, float, dict[str, float]]:
+        with _service_from(directory, cp.kubeconfig) as (url, proc):
+            if on_extender is not None:
+                on_extender(proc)
+            rate = run(label, url, proc.pid)
+            return rate, cpu_per_pod.pop(), _verb_seconds(url)
+
     try:
-        # Alternate the two setups (alone, with, alone, with) and keep each one's median: the first runs on
-        # a fresh apiserver are slower, and a single pair would credit that to whichever went first.
-        alone: list[float] = []
-        extended: list[float] = []
-        with service(["--kubeconfig", str(cp.kubeconfig)]) as (url, _proc, _seconds):
-            for round_ in range(2):
-                alone.append(run(f"alone{round_}", None))
-                extended.append(run(f"ext{round_}", url))
-        return {"nodes": float(nodes), "pods": float(pods), "alone_pods_per_s": statistics.median(alone),
-                "extender_pods_per_s": statistics.median(extended), "runs": float(len(alone))}
+        # Alternated rounds: alone, with the extender (and with the earlier extender when one is given), so
+        # that a machine shared with other work moves every side. The extender runs only during its own
+        # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
+        sides = {"extender": ROOT, **({"before": before} if before is not None else {})}
+        rates: dict[str, list[float]] = {"alone": [], **{side: [] for side in sides}}
+        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+        for round_ in range(rounds):
+            rates["alone"].append(run(f"alone{round_}", None))
+            for side, directory in sides.items():
+                rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory)
+                rates[side].append(rate)
+                cpu[side].append(cpu_ms)
+                for verb, value in seconds.items():
+                    served[side].setdefault(verb, []).append(value)
+        out = {"nodes": float(nodes), "pods": float(pods), "runs": float(rounds), "qps": float(THROUGHPUT_QPS)}
+        for side, values in rates.items():
+            key = "extender" if side == "extender" else side
+            out.update({f"{key}_pods_per_s": statistics.median(values), f"{key}_min": min(values),
+                        f"{key}_max": max(values)})
+            if side != "alone":
+                ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
+                prefix = "ratio" if side == "extender" else f"{side}_ratio"
+                out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
+                            f"{prefix}_max": max(ratios),
+                            f"{key}_cpu_ms_per_pod": statistics.median(cpu[side]),
+                            **{f"{key}_{verb}_mean_ms": 1000 * statistics.median(v)
+                               for verb, v in served[side].items()}})
+        out["alone_pods_per_s"] = statistics.median(rates["alone"])
+        return out
     finally:
+        client.close()
         cp.stop()
+
+
+@contextmanager
+def _service_from(directory: Path, kubeconfig: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`extender serve --kubeconfig` from the package in ``directory`` (this checkout or an earlier one),
+    ready (synced) when entered."""
+    from controlplane import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port), "--log-level",
+                             "warning", "--kubeconfig", str(kubeconfig)], cwd=directory,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    try:
+        while True:
+            try:
+                if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.perf_counter() - started > 900:
+                raise RuntimeError(f"extender serve from {directory} did not become ready")
+            time.sleep(0.1)
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -525,16 +677,33 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                     f"{'yes' if api['extender_rss_mb'] <= api['scheduler_rss_mb'] else 'no'} |")
         ratio = api["extender_sync_seconds"] / api["scheduler_sync_seconds"]
         rows.append(f"| sync time ≤ 1.5× kube-scheduler's | {fmt(ratio, 2)}× | {'yes' if ratio <= 1.5 else 'no'} |")
-    tp = results.get("throughput")
-    if tp:
-        ratio = tp["extender_pods_per_s"] / tp["alone_pods_per_s"]
+    tp_runs = results.get("throughput") or []
+    for tp in [tp_runs] if isinstance(tp_runs, dict) else tp_runs:  # one dict in older RESULTS.json files
+        ratio = tp.get("ratio_median", tp["extender_pods_per_s"] / tp["alone_pods_per_s"])
+        qps = f"client qps/burst {int(tp['qps'])} on both sides, " if "qps" in tp else ""
         lines += [f"## kube-scheduler throughput ({int(tp['nodes'])} nodes, {int(tp['pods'])} pods per run, "
-                  f"median of {int(tp.get('runs', 1))} alternated runs each)", "",
-                  "| | pods/s |", "|---|---|", f"| kube-scheduler alone | {fmt(tp['alone_pods_per_s'])} |",
+                  f"{qps}median of {int(tp.get('runs', 1))} alternated runs each)", "",
+                  "| | pods/s (median) | min–max |", "|---|---|---|",
+                  f"| kube-scheduler alone | {fmt(tp['alone_pods_per_s'])} | "
+                  f"{fmt(tp.get('alone_min'))}–{fmt(tp.get('alone_max'))} |",
                   f"| with the extender (filter + prioritize + bind, nodeCacheCapable) | "
-                  f"{fmt(tp['extender_pods_per_s'])} |", ""]
-        rows.append(f"| throughput with the extender ≥ 70% of without at {int(tp['nodes'])} nodes | "
-                    f"{fmt(100 * ratio, 0)}% | {'yes' if ratio >= 0.7 else 'no'} |")
+                  f"{fmt(tp['extender_pods_per_s'])} | {fmt(tp.get('extender_min'))}–{fmt(tp.get('extender_max'))} |",
+                  *([f"| with the earlier extender (--throughput-before) | {fmt(tp['before_pods_per_s'])} | "
+                     f"{fmt(tp['before_min'])}–{fmt(tp['before_max'])} |"] if "before_pods_per_s" in tp else []),
+                  "", f"With ÷ alone, median of the rounds' ratios: {fmt(100 * ratio, 0)}% "
+                  f"({fmt(100 * tp.get('ratio_min', ratio), 0)}–{fmt(100 * tp.get('ratio_max', ratio), 0)}%)"
+                  + (f"; the earlier extender {fmt(100 * tp['before_ratio_median'], 0)}% "
+                     f"({fmt(100 * tp['before_ratio_min'], 0)}–{fmt(100 * tp['before_ratio_max'], 0)}%)"
+                     if "before_ratio_median" in tp else "") + ".", ""]
+        for key, who in (("extender", "The extender"), ("before", "The earlier extender")):
+            if f"{key}_cpu_ms_per_pod" in tp:
+                lines += [f"{who} used {fmt(tp[f'{key}_cpu_ms_per_pod'], 2)} ms of CPU per pod; mean time in the "
+                          "service per verb: " + ", ".join(
+                              f"{verb} {fmt(tp.get(f'{key}_{verb}_mean_ms'), 1)} ms"
+                              for verb in ("filter", "prioritize", "bind")) + ".", ""]
+        if int(tp["nodes"]) == 500:
+            rows.append(f"| throughput with the extender ≥ 70% of without at {int(tp['nodes'])} nodes | "
+                        f"{fmt(100 * ratio, 0)}% | {'yes' if ratio >= 0.7 else 'no'} |")
     lines += ["## Targets", "", TARGETS.format(rows="\n".join(rows)), ""]
     return "\n".join(lines) + "\n"
 
@@ -550,6 +719,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-apiserver", action="store_true", help="skip the sync and throughput runs")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     parser.add_argument("--beside", type=Path, help="the RESULTS.json of an earlier run, to show its ratios too")
+    parser.add_argument("--only", choices=["throughput"],
+                        help="run only this part (throughput: kube-scheduler alone and with the extender)")
+    parser.add_argument("--throughput-sizes", default="500,5000",
+                        help="comma-separated node counts for the throughput runs (default 500,5000)")
+    parser.add_argument("--throughput-pods", type=int, default=1000, help="pods per throughput run (default 1000)")
+    parser.add_argument("--throughput-rounds", type=int, default=3,
+                        help="alternated rounds (alone, with) per size (default 3)")
+    parser.add_argument("--throughput-before", type=Path,
+                        help="a directory holding an earlier checkout's extender package (e.g. from git archive), "
+                             "measured as a third side of every throughput round")
     parser.add_argument("--report-only", type=Path,
                         help="rewrite the report from this RESULTS.json instead of measuring")
     args = parser.parse_args(argv)
@@ -565,7 +744,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="extender-bench-"))
     binary = oracle_binary()
     try:
-        for size in sizes:
+        for size in [] if args.only else sizes:
             log(f"{size} nodes: generating")
             objects = generate(size)
             dump = workdir / f"cluster-{size}.json"
@@ -580,15 +759,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["sizes"][size] = figures
             del objects
             gc.collect()
-        if not (args.no_apiserver or args.quick):
+        if not (args.no_apiserver or args.quick or args.only):
             sync_nodes = max(sizes)
             log(f"apiserver sync with {sync_nodes} nodes")
             objects = generate(sync_nodes)
             results["apiserver"] = {"nodes": sync_nodes, "pods": sum(1 for o in objects if o["kind"] == "Pod"),
                                     **apiserver_figures(objects, workdir)}
             del objects
-            log("throughput at 500 nodes")
-            results["throughput"] = throughput_figures(500, 300, workdir)
+        if args.only == "throughput" or not (args.no_apiserver or args.quick):
+            results["throughput"] = []
+            for nodes in (int(n) for n in args.throughput_sizes.split(",")):
+                log(f"throughput at {nodes} nodes")
+                results["throughput"].append(throughput_figures(nodes, args.throughput_pods, workdir,
+                                                                args.throughput_rounds,
+                                                                before=args.throughput_before))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["loadavg_end"] = os.getloadavg()[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
@@ -112,6 +113,8 @@ class Metrics:
         self.multicluster_latency = Histogram("extender_multicluster_schedule_duration_seconds",
                                               "Time to answer a multi-cluster placement", buckets=LATENCY_BUCKETS,
                                               registry=r)
+        # Labelled children of the per-request metrics, looked up once per (verb, known profile, code).
+        self._answered: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
         self._readiness: _ReadinessCollector | None = None
@@ -123,6 +126,16 @@ class Metrics:
             self.registry.register(self._readiness)
         else:
             self._readiness.ready = ready
+
+    def answered(self, verb: str, profile: str, code: int, seconds: float) -> None:
+        """Count one verb request and its duration (``profile`` is a configured profile's name)."""
+        key = (verb, profile, code)
+        children = self._answered.get(key)
+        if children is None:
+            children = self._answered[key] = (self.requests.labels(verb, profile, str(code)),
+                                              self.latency.labels(verb, profile))
+        children[0].inc()
+        children[1].observe(seconds)
 
     def watch_restarted(self, kind: str, reason: str) -> None:
         """ReflectorObserver: a watch restarted."""

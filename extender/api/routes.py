@@ -49,6 +49,18 @@ log = logging.getLogger("extender.api")
 Handler = Callable[[Any, str], Any]  # decoded body, profile -> answer (runs on the engine thread)
 Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (on the event loop)
 
+# A verb body up to this size may be computed on the event loop when the engine thread is idle (see
+# EngineThread.request's ``quick``): what kube-scheduler sends with nodeCacheCapable and its default
+# percentageOfNodesToScore (a few hundred names, under 10 KB at 5000 nodes) fits. It runs there only while
+# the last request of that verb and profile was quick (a first request builds cluster-wide indexes), and
+# never for a pod with resource claims (a device allocation may take up to its FilterTimeout): anything
+# else is handed to the engine thread as before, so a heavy request never holds the loop that answers probes.
+INLINE_MAX_BODY_BYTES = 16 * 1024
+
+
+def _small(body: bytes) -> bool:
+    return len(body) <= INLINE_MAX_BODY_BYTES and b"resourceClaims" not in body
+
 # kube-scheduler's largest tested clusters have 5000 nodes and it never sends a node twice (the candidates
 # are its own node list, filtered); past this a request is refused rather than computed.
 DEFAULT_MAX_REQUEST_NODES = 15_000
@@ -151,8 +163,9 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
                  limits: RequestLimits | None = None) -> VerbRouter:
     """Routes for filter, prioritize, bind and preempt (default profile and per profile).
 
-    Engine work runs on ``engine`` (the thread owning the cache); the event loop only reads bodies and
-    writes answers."""
+    Engine work runs on ``engine`` (the thread owning the cache), except small steps that stay quick (a body
+    of at most INLINE_MAX_BODY_BYTES, bind's cache steps), which run on the event loop under the engine's
+    lock when the engine thread is idle; everything else on the loop is reading bodies and writing answers."""
     router = VerbRouter()
     router.verbs = {}
     engine = engine or EngineThread()
@@ -186,12 +199,11 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             # Well-formed but unusable content: an answer kube-scheduler will surface as an error.
             status, content = error_body(str(err), name)
         elapsed = time.perf_counter() - started
-        metrics.requests.labels(verb, name, str(status)).inc()
-        metrics.latency.labels(verb, name).observe(elapsed)
+        metrics.answered(verb, name, status, elapsed)
         if status != 200:
             log.warning("request failed", extra={"verb": verb, "profile": name, "status": status,
                                                  "error": content.get("Error") if isinstance(content, dict) else ""})
-        else:
+        elif log.isEnabledFor(logging.DEBUG):
             log.debug("request", extra={"verb": verb, "profile": name, "seconds": round(elapsed, 6)})
         return JSONResponse(content, status_code=status, headers=headers)
 
@@ -235,11 +247,16 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         except AmbiguousKeys:
             return decode(decode_keeping_key_order(body), ExtenderBindingArgs)
 
+
     async def bind(body: bytes, profile: str) -> Any:
-        args = await engine.request(decode_bind, body)
+        args = None
+        if len(body) <= INLINE_MAX_BODY_BYTES:
+            _, args = engine.run_here_if_idle(decode_bind, body)
+        if args is None:
+            args = await engine.request(decode_bind, body)
         try:
             await scheduler.bind(args.PodNamespace or "default", args.PodName, args.PodUID, args.Node,
-                                 on_cache=engine.write)
+                                 on_cache=engine.write)  # each step on the loop while it stays quick
         except BindError as err:
             metrics.binds.labels("error").inc()
             log.warning("bind failed", extra={"pod": f"{args.PodNamespace}/{args.PodName}", "node": args.Node,
@@ -276,9 +293,8 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     def on_engine(handler: Handler, decoded: bool = True) -> Server:
         """``handler`` on the engine thread, given the body decoded (or as bytes, when it decodes it itself)."""
         async def serve(body: bytes, profile: str) -> Any:
-            if decoded:
-                return await engine.request(_decode_then, handler, body, profile)
-            return await engine.request(handler, body, profile)
+            work: tuple[Any, ...] = (_decode_then, handler, body, profile) if decoded else (handler, body, profile)
+            return await engine.request(*work, quick=(handler, profile) if _small(body) else None)
         return serve
 
     verbs: list[tuple[str, Server, Callable[[str, str], tuple[int, Any]], type[Any], Any, str]] = [

@@ -4,6 +4,9 @@ Every verb's engine work (filter, prioritize, preempt, explain, the cache steps 
 the reflectors (lists, watch events, expiry of assumed pods) runs here, one call at a time and in the order
 submitted. The cache therefore keeps a single writer, a request sees a cache that does not change under it,
 and the event loop is left to I/O: health, readiness and metrics answer while a heavy request computes.
+Small steps may instead run on the caller's thread, but only while the engine thread is idle and under the
+lock it holds for every job (:meth:`EngineThread.run_here_if_idle`): still one at a time, still in order,
+and never a heavy one (the callers pass only small bodies, single events and bind's cache steps).
 
 Admission is bounded: at most ``max_pending`` requests wait or run at once (past it :class:`Overloaded`,
 answered 503 with Retry-After), and a request that has not finished within ``timeout`` seconds is abandoned
@@ -20,7 +23,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 log = logging.getLogger("extender.engine")
@@ -28,6 +31,15 @@ log = logging.getLogger("extender.engine")
 T = TypeVar("T")
 
 DEFAULT_MAX_PENDING = 128
+# A cache write from the source whose function last took less CPU time than this runs on the caller's thread when
+# the engine is idle (one watch event: tens of microseconds); list pages, relists and anything slow stay on
+# the engine thread.
+QUICK_WRITE_SECONDS = 0.001
+# A small verb request (see EngineThread.request's ``quick``) runs on the caller's thread only while the last
+# one of its kind took less CPU than this: a first request builds indexes over the whole cluster (a second
+# or more at 5000 nodes), and that must never hold the event loop that answers probes.
+QUICK_REQUEST_SECONDS = 0.005
+_MAX_TIMED_FUNCTIONS = 256
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
@@ -40,7 +52,7 @@ class Overloaded(RuntimeError):
 
 
 class _Job:
-    __slots__ = ("abandoned", "args", "context", "fn", "future", "loop")
+    __slots__ = ("abandoned", "args", "context", "fn", "future", "loop", "timed")
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], loop: asyncio.AbstractEventLoop,
                  future: asyncio.Future[Any]) -> None:
@@ -51,6 +63,9 @@ class _Job:
         # The caller's context (request id for logs) travels with the work.
         self.context = contextvars.copy_context()
         self.abandoned = False
+        # (key, threshold) when the job's CPU time decides whether the next one of that key may run on the
+        # caller's thread (see _timed); None otherwise.
+        self.timed: tuple[Hashable, float] | None = None
 
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -77,6 +92,12 @@ class EngineThread:
         self._thread: threading.Thread | None = None
         self._started = False
         self.busy_since = 0.0  # monotonic start of the job running now, 0 when idle (for reports)
+        # Held while a job runs, on whichever thread runs it: the cache is never touched by two at once.
+        self._running = threading.Lock()
+        self._submitted = 0  # jobs queued so far (written under _count_lock)
+        self._finished = 0  # jobs the engine thread has finished or skipped (written by it alone)
+        self._count_lock = threading.Lock()
+        self._quick: dict[Hashable, bool] = {}  # a write's function or a request's kind -> its last run was quick
 
     @property
     def pending(self) -> int:
@@ -107,28 +128,54 @@ class EngineThread:
             job = jobs.get()
             if job is None:
                 return
-            if job.abandoned:
-                continue
-            self.busy_since = time.monotonic()
-            # No collection while a job runs: the objects a large request decodes are alive until it ends,
-            # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
-            # during which the event loop cannot answer a probe. Reference counting frees them when the job
-            # ends; the collection that was due then runs here, over what is left.
-            collect = gc.isenabled()
-            gc.disable()
-            try:
-                value = job.context.run(job.fn, *job.args)
-            except BaseException as err:  # handed to the awaiting caller, which decides
-                self._answer(job, False, err)
-            else:
-                self._answer(job, True, value)
-            finally:
-                self.busy_since = 0.0
-                del job
-                if collect:
-                    gc.enable()
-                    if gc.get_count()[0] > gc.get_threshold()[0]:
-                        gc.collect(0)
+            with self._running:
+                outcome = self._run(job)
+                self._finished += 1
+            # Answered once the cache is free again, so that the caller may run its next small step at once.
+            if outcome is not None:
+                self._answer(job, *outcome)
+            del job, outcome
+            # The collection that was due during the job runs now, over what reference counting left.
+            if gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]:
+                gc.collect(0)
+
+    def _run(self, job: _Job) -> tuple[bool, Any] | None:
+        """Run a job (None if it was abandoned before it started): (True, value) or (False, exception)."""
+        if job.abandoned:
+            return None
+        self.busy_since = time.monotonic()
+        started = time.thread_time()  # CPU time: waiting for the interpreter or a core is not the step's cost
+        # No collection while a job runs: the objects a large request decodes are alive until it ends,
+        # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
+        # during which the event loop cannot answer a probe. Reference counting frees them when the job
+        # ends.
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            return True, job.context.run(job.fn, *job.args)
+        except BaseException as err:  # handed to the awaiting caller, which decides
+            return False, err
+        finally:
+            self.busy_since = 0.0
+            if collect:
+                gc.enable()
+            if job.timed is not None:
+                self._timed(*job.timed, time.thread_time() - started)
+
+    def _timed(self, key: Hashable, threshold: float, seconds: float) -> None:
+        if key in self._quick or len(self._quick) < _MAX_TIMED_FUNCTIONS:
+            self._quick[key] = seconds < threshold
+
+    def _run_here_timed(self, key: Hashable, threshold: float, fn: Callable[..., T], *args: Any,
+                        ) -> tuple[bool, T | None]:
+        """run_here_if_idle when the last run under ``key`` was quick, timing this one for the next."""
+        if not self._quick.get(key):
+            return False, None
+        started = time.thread_time()
+        done, value = self.run_here_if_idle(fn, *args)
+        if done:
+            self._timed(key, threshold, time.thread_time() - started)
+        return done, value
 
     @staticmethod
     def _answer(job: _Job, ok: bool, value: Any) -> None:
@@ -137,28 +184,73 @@ class EngineThread:
         except RuntimeError:  # the loop closed meanwhile (shutdown): nobody is waiting any more
             log.debug("engine answer dropped: the event loop is closed")
 
-    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[_Job, asyncio.Future[T]]:
+    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...], *, timed: tuple[Hashable, float] | None = None,
+                ) -> tuple[_Job, asyncio.Future[T]]:
         if not self._started:
             self.start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         job = _Job(fn, args, loop, future)
+        job.timed = timed
+        with self._count_lock:
+            self._submitted += 1
         self._queue.put(job)
         return job, future
 
+    def idle(self) -> bool:
+        """Nothing queued or running on the engine thread."""
+        return self._submitted == self._finished and not self._running.locked()
+
+    def run_here_if_idle(self, fn: Callable[..., T], *args: Any) -> tuple[bool, T | None]:
+        """Run ``fn`` on the calling thread at once if the engine thread is idle: (True, its value); else
+        (False, None) and nothing ran.
+
+        For small steps on the event loop: handing them to the engine thread costs two thread wake-ups,
+        more than the step itself. The engine-thread lock is held while ``fn`` runs, so the cache still sees
+        one caller at a time, and nothing submitted earlier is still waiting (order is kept)."""
+        if self._submitted != self._finished or not self._running.acquire(blocking=False):
+            return False, None
+        try:
+            if self._submitted != self._finished:  # queued between the check and the lock
+                return False, None
+            collect = gc.isenabled()
+            gc.disable()  # as on the engine thread: no collection in the middle of the step
+            try:
+                return True, fn(*args)
+            finally:
+                if collect:
+                    gc.enable()
+        finally:
+            self._running.release()
+
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run cache work from the source (or an internal step) on the engine thread: never refused."""
+        """Run cache work from the source (or an internal step) on the engine thread: never refused.
+
+        A write whose function ran quickly last time (a watch event, not a list page) runs on the calling
+        thread instead when the engine is idle (see run_here_if_idle): per pod, kube-scheduler's binding
+        brings watch events that would otherwise contend with its filter and prioritize for the thread."""
+        done, value = self._run_here_timed(fn, QUICK_WRITE_SECONDS, fn, *args)
+        if done:
+            return value  # type: ignore[return-value]  # fn's own value
         # Shielded: if the caller goes away, the write still happens, in order (it must not be lost).
-        _, future = self._submit(fn, args)
+        _, future = self._submit(fn, args, timed=(fn, QUICK_WRITE_SECONDS))
         return await asyncio.shield(future)
 
-    async def request(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a request's engine work: refused past ``max_pending``, abandoned after ``timeout``."""
+    async def request(self, fn: Callable[..., T], *args: Any, quick: Hashable | None = None) -> T:
+        """Run a request's engine work: refused past ``max_pending``, abandoned after ``timeout``.
+
+        With ``quick`` (a kind of request the caller judged small: a verb with a small body), the work runs
+        on the calling thread when the engine is idle and the last request of that kind took under
+        QUICK_REQUEST_SECONDS of CPU; timed there or on the engine thread, it decides for the next one."""
+        if quick is not None:
+            done, value = self._run_here_timed(quick, QUICK_REQUEST_SECONDS, fn, *args)
+            if done:
+                return value  # type: ignore[return-value]  # fn's own value
         if self._pending >= self.max_pending:
             raise Overloaded(f"the extender is saturated: {self._pending} requests are already waiting for the "
                              f"engine (limit {self.max_pending}); retry shortly")
         self._pending += 1
-        job, future = self._submit(fn, args)
+        job, future = self._submit(fn, args, timed=(quick, QUICK_REQUEST_SECONDS) if quick is not None else None)
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
         except TimeoutError:

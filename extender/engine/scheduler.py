@@ -286,24 +286,34 @@ class Scheduler:
         if not name or not node:
             raise BindError("PodName and Node are required")
         namespace = namespace or "default"
-        pod = await on_cache(self._known_pod, namespace, name, uid)
-        if pod is None:
+        # The usual case (the pod was filtered or is cached) finds and assumes it in one step on the cache.
+        assumed = await on_cache(self._find_and_assume, namespace, name, uid, node)
+        if assumed is None:
             raw = await self.binder.get_pod(namespace, name)
+            pod: PodRecord | None = None
             if raw is not None and (not uid or (raw.get("metadata") or {}).get("uid") == uid):
                 try:
                     pod = PodRecord(raw)
                 except RecordError as err:
                     raise BindError(f"pod {namespace}/{name}: {err}") from err
-        if pod is None:
-            raise BindError(f"pod {namespace}/{name} (UID {uid or 'unknown'}) is not known to the extender")
-        _check_identity(pod, namespace, name, uid)
-        assumed = await on_cache(self._assume, pod, namespace, name, node)
+            if pod is None:
+                raise BindError(f"pod {namespace}/{name} (UID {uid or 'unknown'}) is not known to the extender")
+            _check_identity(pod, namespace, name, uid)
+            assumed = await on_cache(self._assume, pod, namespace, name, node)
         try:
             await self.binder.bind(namespace, name, uid, node)
         except Exception as err:
             await on_cache(self.cache.forget_pod, assumed.cache_key)
             raise BindError(str(err) or type(err).__name__) from err
         await on_cache(self.cache.finish_binding, assumed.cache_key)
+
+    def _find_and_assume(self, namespace: str, name: str, uid: str, node: str) -> PodRecord | None:
+        """The known pod, checked and assumed on ``node``; None when the extender does not know it."""
+        pod = self._known_pod(namespace, name, uid)
+        if pod is None:
+            return None
+        _check_identity(pod, namespace, name, uid)
+        return self._assume(pod, namespace, name, node)
 
     def _known_pod(self, namespace: str, name: str, uid: str) -> PodRecord | None:
         return (self.recent.get(uid) if uid else None) or self.cache.find_pod(namespace, name, uid)

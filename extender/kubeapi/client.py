@@ -9,12 +9,14 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import orjson
 
 from extender.kubeapi.config import ClusterConfig
 from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list
+from extender.kubeapi.poster import Poster, uses_proxy
 
 USER_AGENT = "kube-scheduler-extender/0.1"
 
@@ -89,15 +91,19 @@ class _TokenAuth(httpx.Auth):
 
 
 def _error(response: httpx.Response, body: bytes) -> ApiError:
-    reason, message = response.reason_phrase, body.decode(errors="replace")[:500]
+    return _status_error(response.status_code, response.reason_phrase, body)
+
+
+def _status_error(code: int, reason: str, body: bytes) -> ApiError:
+    message = body.decode(errors="replace")[:500]
     try:
         status = orjson.loads(body)
         if isinstance(status, Mapping):
             reason, message = str(status.get("reason") or reason), str(status.get("message") or message)
     except orjson.JSONDecodeError:
         pass
-    cls = Gone if response.status_code == 410 else ApiError
-    return cls(response.status_code, reason, message)
+    cls = Gone if code == 410 else ApiError
+    return cls(code, reason, message)
 
 
 class KubeClient:
@@ -111,10 +117,15 @@ class KubeClient:
             timeout=httpx.Timeout(timeout, read=None), headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
         self._timeout = timeout
+        # Bindings go through the lean client unless a test transport or a proxy is in the way (see poster.py).
+        self._poster = None if transport is not None or uses_proxy(config.server) else Poster(
+            config, timeout=timeout, user_agent=USER_AGENT)
 
     async def aclose(self) -> None:
         """Close the connection pool."""
         await self._http.aclose()
+        if self._poster is not None:
+            await self._poster.aclose()
 
     async def get(self, path: str, params: Mapping[str, Any] | None = None,
                   decode: Decoder = orjson.loads) -> dict[str, Any]:
@@ -210,7 +221,14 @@ class KubeClient:
         if uid:
             meta["uid"] = uid
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": meta, "target": {"kind": "Node", "name": node}}
-        response = await self._http.post(f"/api/v1/namespaces/{namespace}/pods/{name}/binding",
+        # Quoted: the names come from a request, and must not reshape the request line.
+        path = f"/api/v1/namespaces/{quote(namespace, safe='')}/pods/{quote(name, safe='')}/binding"
+        if self._poster is not None:
+            status, reason, answer = await self._poster.post(path, orjson.dumps(body))
+            if status not in (200, 201):
+                raise _status_error(status, reason, answer)
+            return
+        response = await self._http.post(path,
                                          content=orjson.dumps(body), headers={"Content-Type": "application/json"},
                                          timeout=self._timeout)
         if response.status_code not in (200, 201):
