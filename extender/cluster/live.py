@@ -9,7 +9,7 @@ from typing import Any
 from extender.cluster.cache import ClusterCache
 from extender.cluster.engine_thread import EngineThread
 from extender.cluster.reflector import CacheWriter, Reflector, ReflectorObserver, write_in_place
-from extender.gc_tuning import settle_after_load
+from extender.gc_tuning import prepare_for_load, settle_after_load
 from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
@@ -41,6 +41,7 @@ class LiveSource:
 
     async def start(self) -> None:
         """Start every reflector and the assumed-pod expiry loop (returns at once)."""
+        await self.write(prepare_for_load)
         self._tasks = [asyncio.create_task(r.run(), name=f"reflector-{r.kind}") for r in self.reflectors]
         self._tasks.append(asyncio.create_task(self._expire(), name="assumed-pod-expiry"))
         self._tasks.append(asyncio.create_task(self._freeze_when_synced(), name="gc-freeze"))

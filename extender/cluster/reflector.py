@@ -88,8 +88,11 @@ class Reflector:
         """List everything and make the cache's view of this kind equal to it."""
         seen: set[str] = set()
         version = ""
-        async for items, page_version, restarted in self.client.list_pages(self.resource, params=self.params,
-                                                                            page_size=self.page_size):
+        # The first list is served from the apiserver's watch cache, as client-go's reflector asks for it;
+        # a relist (after a 410) reads from etcd, consistently.
+        pages = self.client.list_pages(self.resource, params=self.params, page_size=self.page_size,
+                                       from_cache=not self.resource_version)
+        async for items, page_version, restarted in pages:
             version = page_version
             if restarted:
                 seen = set()
