@@ -116,6 +116,8 @@ class KubeClient:
             timeout=httpx.Timeout(timeout, read=None), headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
         self._timeout = timeout
+        # How much of a streamed list is decoded at once (extender.kubeapi.liststream): about 1000 pods.
+        self.list_part_bytes = 4 << 20
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -203,7 +205,7 @@ class KubeClient:
         received: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=4)  # a few parts of ~4 MB ahead
 
         async def receive() -> None:
-            splitter = ListSplitter()
+            splitter = ListSplitter(self.list_part_bytes)
             try:
                 async with self._http.stream("GET", resource.path, params=query, timeout=self._timeout) as response:
                     if response.status_code != 200:
