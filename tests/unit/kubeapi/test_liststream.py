@@ -12,7 +12,7 @@ import pytest
 
 from bench.cluster import make_pod
 from extender.cluster.records import SlimPod, slim_pod
-from extender.kubeapi.client import RESOURCES, KubeClient, Resource
+from extender.kubeapi.client import RESOURCES, ApiError, KubeClient, Resource
 from extender.kubeapi.config import ClusterConfig, StaticToken
 from extender.kubeapi.liststream import ListSplitter, Part, join
 from extender.kubeapi.podcodec import decode_pod_list, list_metadata
@@ -135,3 +135,18 @@ def test_client_recovers_from_cuts_inside_items() -> None:
     resource = Resource("StatefulSet", "/apis/apps/v1/statefulsets", True, split_items=True)
     pages, _ = listed(resource, body_of(sets, "StatefulSetList"), 1)
     assert [item for page in pages for item in page] == [{**s, "kind": "StatefulSet"} for s in sets]
+
+
+def test_an_error_answer_to_a_streamed_list_is_raised_with_its_status() -> None:
+    async def refuse(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(403, json={"kind": "Status", "reason": "Forbidden", "message": "pods is forbidden"})
+
+    async def main() -> None:
+        client = KubeClient(ClusterConfig("http://fake", tokens=StaticToken("t")),
+                            transport=httpx.MockTransport(refuse))
+        with pytest.raises(ApiError) as caught:
+            async for _ in client.list_pages(RESOURCES["Pod"], from_cache=True):
+                pass
+        await client.aclose()
+        assert caught.value.status == 403 and caught.value.message == "pods is forbidden"
+    asyncio.run(main())
