@@ -547,11 +547,11 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
     api = results.get("apiserver")
     if api:
         lines += [f"## Sync from a real kube-apiserver ({api['nodes']} nodes, {api['pods']} pods)", "",
-                  "| | sync to ready (s) | RSS (MB) |", "|---|---|---|",
+                  "| | sync to ready (s) | CPU used to ready (s) | RSS (MB) |", "|---|---|---|---|",
                   f"| extender (`serve --kubeconfig`) | {fmt(api['extender_sync_seconds'])} | "
-                  f"{fmt(api['extender_rss_mb'], 0)} |",
+                  f"{fmt(api.get('extender_sync_cpu_seconds'))} | {fmt(api['extender_rss_mb'], 0)} |",
                   f"| kube-scheduler v1.36.3 | {fmt(api['scheduler_sync_seconds'])} | "
-                  f"{fmt(api['scheduler_rss_mb'], 0)} |", "",
+                  f"{fmt(api.get('scheduler_sync_cpu_seconds'))} | {fmt(api['scheduler_rss_mb'], 0)} |", "",
                   f"(Populating the apiserver took {fmt(api['populate_seconds'], 0)} s.)", ""]
         rows.append(f"| {api['nodes']} nodes / {api['pods']} pods: RSS ≤ kube-scheduler's | "
                     f"{fmt(api['extender_rss_mb'], 0)} MB vs {fmt(api['scheduler_rss_mb'], 0)} MB | "
