@@ -135,15 +135,17 @@ class GoFramework:
 
 # ---------------------------------------------------------------------------------------------- 2. service
 @contextmanager
-def service(argv: list[str], env: dict[str, str] | None = None, ready_timeout: float = 900) -> Iterator[
-        tuple[str, subprocess.Popen[bytes], float]]:
-    """A running `extender serve` process: (url, process, seconds until /readyz answered 200)."""
+def service(argv: list[str], env: dict[str, str] | None = None, ready_timeout: float = 900,
+            source: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
+    """A running `extender serve` process: (url, process, seconds until /readyz answered 200).
+
+    ``source`` is the checkout whose package runs (another one measures an earlier version beside this)."""
     from controlplane import free_port
 
     port = free_port()
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port), "--log-level",
-                             "warning", *argv], cwd=ROOT, env={**os.environ, **(env or {})},
+                             "warning", *argv], cwd=source, env={**os.environ, **(env or {})},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -349,30 +351,61 @@ def populate(cp: Any, objects: list[dict[str, Any]], workers: int = 8) -> float:
     return time.perf_counter() - started
 
 
-def apiserver_figures(objects: list[dict[str, Any]], workdir: Path) -> dict[str, float]:
-    """Sync time and RSS of our service and of kube-scheduler, from the same populated apiserver."""
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far: unlike wall time, barely moved by other load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def apiserver_figures(objects: list[dict[str, Any]], workdir: Path, baseline: Path | None = None,
+                      rounds: int = 1) -> dict[str, float]:
+    """Sync time, CPU and RSS of our service and of kube-scheduler, from the same populated apiserver.
+
+    With ``baseline`` (a checkout of an earlier version), its service is measured too, on the same apiserver:
+    ours, kube-scheduler, the baseline, round after round (the last round's figures are reported, the
+    others under ``*_all``), so that a change of the machine's load moves all three.
+    """
     from controlplane import ControlPlane, Scheduler, build_binaries, scheduler_configuration
 
     bin_dir = build_binaries(workdir / "build.log")
     cp = ControlPlane(bin_dir, workdir / "cp")
     cp.start()
     try:
-        out = {"populate_seconds": populate(cp, objects)}
+        out: dict[str, Any] = {"populate_seconds": populate(cp, objects)}
         log(f"apiserver populated in {out['populate_seconds']:.0f}s")
-        with service(["--kubeconfig", str(cp.kubeconfig)]) as (_url, proc, seconds):
-            out["extender_sync_seconds"] = seconds
+        sides = [("extender", ROOT)] + ([("baseline", baseline)] if baseline else [])
+        for round_ in range(rounds):
+            for name, source in sides[:1]:
+                measure_service(cp, name, source, out)
+            started = time.perf_counter()
+            scheduler = Scheduler(cp, workdir / f"sched-{round_}", scheduler_configuration(cp.kubeconfig, []),
+                                  verbosity=1)
+            scheduler.wait_ready(timeout=900)
+            record(out, "scheduler", time.perf_counter() - started, cpu_seconds(scheduler.process.pid))
             time.sleep(2)
-            out["extender_rss_mb"] = rss_mb(proc.pid)
-        started = time.perf_counter()
-        scheduler = Scheduler(cp, workdir / "sched", scheduler_configuration(cp.kubeconfig, []), verbosity=1)
-        scheduler.wait_ready(timeout=900)
-        out["scheduler_sync_seconds"] = time.perf_counter() - started
-        time.sleep(2)
-        out["scheduler_rss_mb"] = rss_mb(scheduler.process.pid)
-        scheduler.stop()
+            out["scheduler_rss_mb"] = rss_mb(scheduler.process.pid)
+            scheduler.stop()
+            for name, source in sides[1:]:
+                measure_service(cp, name, source, out)
+            log("sync: " + ", ".join(f"{n} {out[f'{n}_sync_seconds']:.1f}s" for n in
+                                     ("extender", "scheduler", "baseline") if f"{n}_sync_seconds" in out))
         return out
     finally:
         cp.stop()
+
+
+def record(out: dict[str, Any], name: str, seconds: float, cpu: float) -> None:
+    """A side's sync time and CPU seconds, the latest as the figure and every round's in a list."""
+    out[f"{name}_sync_seconds"], out[f"{name}_sync_cpu_seconds"] = seconds, cpu
+    out.setdefault(f"{name}_sync_seconds_all", []).append(round(seconds, 2))
+
+
+def measure_service(cp: Any, name: str, source: Path, out: dict[str, Any]) -> None:
+    """One `extender serve --kubeconfig` from ``source``: seconds and CPU to /readyz, RSS after it."""
+    with service(["--kubeconfig", str(cp.kubeconfig)], source=source) as (_url, proc, seconds):
+        record(out, name, seconds, cpu_seconds(proc.pid))
+        time.sleep(2)
+        out[f"{name}_rss_mb"] = rss_mb(proc.pid)
 
 
 # ---------------------------------------------------------------------------------------------- 5. throughput
@@ -666,11 +699,11 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
     api = results.get("apiserver")
     if api:
         lines += [f"## Sync from a real kube-apiserver ({api['nodes']} nodes, {api['pods']} pods)", "",
-                  "| | sync to ready (s) | RSS (MB) |", "|---|---|---|",
+                  "| | sync to ready (s) | CPU used to ready (s) | RSS (MB) |", "|---|---|---|---|",
                   f"| extender (`serve --kubeconfig`) | {fmt(api['extender_sync_seconds'])} | "
-                  f"{fmt(api['extender_rss_mb'], 0)} |",
+                  f"{fmt(api.get('extender_sync_cpu_seconds'))} | {fmt(api['extender_rss_mb'], 0)} |",
                   f"| kube-scheduler v1.36.3 | {fmt(api['scheduler_sync_seconds'])} | "
-                  f"{fmt(api['scheduler_rss_mb'], 0)} |", "",
+                  f"{fmt(api.get('scheduler_sync_cpu_seconds'))} | {fmt(api['scheduler_rss_mb'], 0)} |", "",
                   f"(Populating the apiserver took {fmt(api['populate_seconds'], 0)} s.)", ""]
         rows.append(f"| {api['nodes']} nodes / {api['pods']} pods: RSS ≤ kube-scheduler's | "
                     f"{fmt(api['extender_rss_mb'], 0)} MB vs {fmt(api['scheduler_rss_mb'], 0)} MB | "
@@ -708,6 +741,21 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
     return "\n".join(lines) + "\n"
 
 
+def sync_only(nodes: int, baseline: Path | None, rounds: int) -> int:
+    """The apiserver sync part alone; its figures go to stdout as JSON."""
+    workdir = Path(tempfile.mkdtemp(prefix="extender-bench-"))
+    try:
+        objects = generate(nodes)
+        figures = {"nodes": nodes, "pods": sum(1 for o in objects if o["kind"] == "Pod"),
+                   "loadavg_start": os.getloadavg()[1],
+                   **apiserver_figures(objects, workdir, baseline=baseline, rounds=rounds)}
+        figures["loadavg_end"] = os.getloadavg()[1]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(figures, indent=1))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run everything and write the report."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -717,10 +765,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="alternated rounds per pod and mode (default 6; quick: 3)")
     parser.add_argument("--per-round", type=int, help="pods per side and kind in a round (default 5; quick: 3)")
     parser.add_argument("--no-apiserver", action="store_true", help="skip the sync and throughput runs")
+    parser.add_argument("--only", choices=["sync", "throughput"],
+                        help="run only this part: sync (the apiserver sync at the largest of --sizes, its figures "
+                             "printed as JSON instead of the report) or throughput (kube-scheduler alone and with "
+                             "the extender)")
+    parser.add_argument("--baseline", type=Path,
+                        help="with --only sync: a checkout of an earlier version, measured on the same apiserver")
+    parser.add_argument("--sync-rounds", type=int, default=1, help="with --only sync: rounds of the three syncs")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     parser.add_argument("--beside", type=Path, help="the RESULTS.json of an earlier run, to show its ratios too")
-    parser.add_argument("--only", choices=["throughput"],
-                        help="run only this part (throughput: kube-scheduler alone and with the extender)")
     parser.add_argument("--throughput-sizes", default="500,5000",
                         help="comma-separated node counts for the throughput runs (default 500,5000)")
     parser.add_argument("--throughput-pods", type=int, default=1000, help="pods per throughput run (default 1000)")
@@ -737,6 +790,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         Path(args.out).write_text(report(json.loads(args.report_only.read_text()), args, beside))
         return 0
     sizes = [int(s) for s in (args.sizes or "500,5000").split(",")]
+    if args.only == "sync":
+        return sync_only(max(sizes), args.baseline, args.sync_rounds)
     rounds = args.rounds or (3 if args.quick else 6)
     per_round = args.per_round or (3 if args.quick else 5)
     results: dict[str, Any] = {"sizes": {}, "quick": args.quick, "loadavg_start": os.getloadavg()[1],

@@ -23,7 +23,7 @@ from typing import Any
 from extender.cluster.dra_objects import DRA_KINDS, DRAObjects
 from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
+from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, SlimPod, slim_pod
 from extender.cluster.snapshot import Snapshot
 
 # Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
@@ -72,6 +72,8 @@ class ClusterCache:
         self.assumed_ttl_seconds = assumed_ttl_seconds
         self._nodes: dict[str, NodeInfo] = {}
         self._pods: dict[str, _PodState] = {}
+        # Keys of the assumed pods among them: counts and expiry read these, never all 150k pods.
+        self._assumed: set[str] = set()
         self._pending: dict[str, PodRecord] = {}
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
@@ -114,6 +116,7 @@ class ClusterCache:
         if state is not None:
             self._unaccount(state.pod)
             del self._pods[record.cache_key]
+            self._assumed.discard(record.cache_key)
         self._pending.pop(record.cache_key, None)
         if record.node_name and record.phase not in TERMINAL_PHASES:
             self._account(record)
@@ -128,6 +131,7 @@ class ClusterCache:
         self._pending.pop(key, None)
         state = self._pods.pop(key, None)
         if state is not None:
+            self._assumed.discard(key)
             self._unaccount(state.pod)
             if state.assumed:  # deleted before its binding was confirmed: its claims' devices go back too
                 self.dra.forget(key)
@@ -183,12 +187,13 @@ class ClusterCache:
             placed = self._pods[pod.cache_key].pod
             raise CacheError(f"pod {pod.key} is already bound to node {placed.node_name!r}")
         self.dra.assume(pod.cache_key, claims)
-        raw = slim_pod(pod.raw)
+        raw = SlimPod(slim_pod(pod.raw))  # a copy: the pending pod's own object stays as it is
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
         assumed = PodRecord(raw)
         self._pending.pop(pod.cache_key, None)
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)
+        self._assumed.add(assumed.cache_key)
         return assumed
 
     def finish_binding(self, key: str, now: float | None = None) -> None:
@@ -206,6 +211,7 @@ class ClusterCache:
         if state is None or not state.assumed:
             return
         del self._pods[key]
+        self._assumed.discard(key)
         self._unaccount(state.pod)
         self.dra.forget(key)
 
@@ -214,8 +220,8 @@ class ClusterCache:
         now = time.monotonic() if now is None else now
         expired = [
             key
-            for key, state in self._pods.items()
-            if state.assumed and state.binding_finished and state.deadline is not None and state.deadline <= now
+            for key in self._assumed
+            if (state := self._pods[key]).binding_finished and state.deadline is not None and state.deadline <= now
         ]
         for key in expired:
             self.forget_pod(key)
@@ -265,7 +271,7 @@ class ClusterCache:
         if kind == "Node":
             return {name for name, info in self._nodes.items() if info.node is not None}
         if kind == "Pod":
-            return {k for k, s in self._pods.items() if not s.assumed} | set(self._pending)
+            return (self._pods.keys() - self._assumed) | self._pending.keys()
         if kind in DRA_KINDS:
             return self.dra.keys(kind)
         return set(self._objects.get(kind, {}))
@@ -352,7 +358,7 @@ class ClusterCache:
 
     def counts(self) -> dict[str, int]:
         """Object counts for metrics and readiness reports."""
-        assumed = sum(1 for s in self._pods.values() if s.assumed)
+        assumed = len(self._assumed)
         out = {
             "nodes": sum(1 for i in self._nodes.values() if i.node is not None),
             "placeholder_nodes": sum(1 for i in self._nodes.values() if i.node is None),

@@ -9,7 +9,7 @@ from typing import Any
 from extender.cluster.cache import ClusterCache
 from extender.cluster.engine_thread import EngineThread
 from extender.cluster.reflector import CacheWriter, Reflector, ReflectorObserver, write_in_place
-from extender.gc_tuning import settle_after_load
+from extender.gc_tuning import keep_loaded, prepare_for_load, settle_after_load
 from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
@@ -33,14 +33,18 @@ class LiveSource:
         self.write: CacheWriter = engine.write if engine is not None else write_in_place
         self.reflectors = [
             Reflector(client, RESOURCES[kind], cache, params=POD_PARAMS if kind == "Pod" else None,
-                      observer=observer, min_watch_timeout=min_watch_timeout, write=self.write)
+                      observer=observer, min_watch_timeout=min_watch_timeout, write=self.write,
+                      on_page=self._page_loaded)
             for kind in kinds
         ]
         self.cleanup_interval = cleanup_interval
         self._tasks: list[asyncio.Task[None]] = []
+        self._loading = False  # the first lists are under way (see extender.gc_tuning)
 
     async def start(self) -> None:
         """Start every reflector and the assumed-pod expiry loop (returns at once)."""
+        self._loading = True
+        await self.write(prepare_for_load)
         self._tasks = [asyncio.create_task(r.run(), name=f"reflector-{r.kind}") for r in self.reflectors]
         self._tasks.append(asyncio.create_task(self._expire(), name="assumed-pod-expiry"))
         self._tasks.append(asyncio.create_task(self._freeze_when_synced(), name="gc-freeze"))
@@ -48,7 +52,12 @@ class LiveSource:
     async def _freeze_when_synced(self) -> None:
         # The initial list creates most long-lived objects at once (see extender.gc_tuning).
         await self.wait_synced()
+        self._loading = False
         await self.write(settle_after_load)
+
+    def _page_loaded(self) -> None:
+        if self._loading:  # a later relist replaces what is frozen already: nothing to gain there
+            keep_loaded()
 
     async def stop(self) -> None:
         """Cancel everything and close the client."""

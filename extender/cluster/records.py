@@ -76,7 +76,7 @@ _UNIQUE_METADATA = frozenset({"name", "uid", "resourceVersion", "creationTimesta
 _MAX_INTERNED = 256
 
 
-def _intern_values(obj: Any) -> Any:
+def intern_values(obj: Any) -> Any:
     """Replace string values inside dicts and lists by their interned, shared copy, in place.
 
     JSON decoding makes a separate string object for every occurrence; across 150k pods the same values
@@ -89,70 +89,105 @@ def _intern_values(obj: Any) -> Any:
                 if len(value) <= _MAX_INTERNED:
                     obj[key] = sys.intern(value)
             elif type(value) is dict or type(value) is list:
-                _intern_values(value)
+                intern_values(value)
     elif type(obj) is list:
         for i, value in enumerate(obj):
             if type(value) is str:
                 if len(value) <= _MAX_INTERNED:
                     obj[i] = sys.intern(value)
             elif type(value) is dict or type(value) is list:
-                _intern_values(value)
+                intern_values(value)
     return obj
 
 
-_DROP: Any = object()  # a list element a trim leaves out
+DROP: Any = object()  # a list element a trim leaves out
 
 # List fields trimmed element by element (malformed elements are kept as they are, to be reported later).
 _TRIM_SPEC: dict[str, Callable[[Any], Any]] = {
     "containers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
     "initContainers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
-    "volumes": lambda v: _DROP if _is_map(v) and UNREAD_VOLUMES & v.keys() else v,
+    "volumes": lambda v: DROP if _is_map(v) and UNREAD_VOLUMES & v.keys() else v,
 }
 _TRIM_STATUS: dict[str, Callable[[Any], Any]] = {
     "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
     "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
-    "conditions": lambda c: c if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE else _DROP,
+    "conditions": lambda c: c if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE else DROP,
 }
+# The kept fields taken as they are, in the order a trimmed pod lists them (the trimmed lists follow).
+PLAIN_SPEC = tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC)
+PLAIN_STATUS = tuple(k for k in KEPT_STATUS if k not in _TRIM_STATUS)
+
+
+def trim_list(value: Any, trim: Callable[[Any], Any]) -> Any:
+    """A list field trimmed element by element; ``DROP`` (leave the field out) for null; else as it is."""
+    if type(value) is list:
+        return [kept for kept in map(trim, value) if kept is not DROP]
+    return DROP if value is None else value
 
 
 def _trim_lists(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str, Callable[[Any], Any]]) -> None:
     for field, trim in trims.items():
-        value = source.get(field)
-        if type(value) is list:
-            out[field] = [kept for kept in map(trim, value) if kept is not _DROP]
-        elif value is not None:  # not a list: kept as it is, for the record to report
-            out[field] = value
+        if field in source:
+            value = trim_list(source[field], trim)
+            if value is not DROP:  # not a list: kept as it is, for the record to report
+                out[field] = value
 
 
-def slim_pod(raw: Mapping[str, Any]) -> dict[str, Any]:
+def trim_volumes(volumes: Any) -> Any:
+    """spec.volumes without the volume sources no plugin reads (``DROP`` for null)."""
+    return trim_list(volumes, _TRIM_SPEC["volumes"])
+
+
+def trim_conditions(conditions: Any) -> Any:
+    """status.conditions reduced to the resize state (``DROP`` for null)."""
+    return trim_list(conditions, _TRIM_STATUS["conditions"])
+
+
+def intern_metadata(slim_meta: dict[str, Any]) -> dict[str, Any]:
+    """Kept metadata with its repeated values interned in place (the pod's own names and versions are not)."""
+    for key, value in slim_meta.items():
+        if key not in _UNIQUE_METADATA:
+            slim_meta[key] = intern_values(value) if type(value) is not str else sys.intern(value)
+    return slim_meta
+
+
+class SlimPod(dict[str, Any]):
+    """A pod trimmed to the fields the scheduler reads, its repeated values interned: slim_pod's result.
+
+    Its own type so that trimming it again is free: the apiserver codec (extender.kubeapi.podcodec)
+    decodes pods straight into this form, and the cache takes them as they are. Treat it as immutable.
+    """
+
+    __slots__ = ()
+
+
+def slim_pod(raw: Mapping[str, Any]) -> SlimPod:
     """A copy of a pod keeping only what the scheduler reads (extender.kube.podfields).
 
-    Repeated string values are interned (see _intern_values); the pod's own names and versions are not,
+    Repeated string values are interned (see intern_values); the pod's own names and versions are not,
     as they are unique. Malformed parts are kept as they are, so that building the record still reports
-    them.
+    them. A pod already trimmed (a SlimPod) is returned as it is.
     """
+    if type(raw) is SlimPod:
+        return raw
     meta = raw.get("metadata")
     spec = raw.get("spec")
     status = raw.get("status")
-    out: dict[str, Any] = {"kind": "Pod"}
+    out = SlimPod(kind="Pod")
     if _is_map(meta):
-        slim_meta = _pick(meta, KEPT_METADATA)
-        for key, value in slim_meta.items():
-            if key not in _UNIQUE_METADATA:
-                slim_meta[key] = _intern_values(value) if type(value) is not str else sys.intern(value)
-        out["metadata"] = slim_meta
+        out["metadata"] = intern_metadata(_pick(meta, KEPT_METADATA))
     elif meta is not None:
         out["metadata"] = meta
     if _is_map(spec):
-        slim_spec = _pick(spec, tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC))
+        slim_spec = _pick(spec, PLAIN_SPEC)
         _trim_lists(spec, slim_spec, _TRIM_SPEC)
-        out["spec"] = _intern_values(slim_spec)
+        out["spec"] = intern_values(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
-        slim_status = _pick(status, tuple(k for k in KEPT_STATUS if k not in _TRIM_STATUS))
+        slim_status = _pick(status, PLAIN_STATUS)
         _trim_lists(status, slim_status, _TRIM_STATUS)
-        out["status"] = _intern_values(slim_status)
+        out["status"] = intern_values(slim_status)
     elif status is not None:
         out["status"] = status
     return out

@@ -67,8 +67,10 @@ class Reflector:
     def __init__(self, client: KubeClient, resource: Resource, cache: ClusterCache, *,
                  params: Mapping[str, Any] | None = None, observer: ReflectorObserver | None = None,
                  min_watch_timeout: int = 300, page_size: int = 1000,
-                 write: CacheWriter = write_in_place) -> None:
+                 write: CacheWriter = write_in_place, on_page: Callable[[], object] | None = None) -> None:
         self.client = client
+        # Called where the cache lives, right after each page of a list is in it (see extender.gc_tuning).
+        self.on_page = on_page
         self.write = write
         self.resource = resource
         self.kind = resource.kind
@@ -88,13 +90,16 @@ class Reflector:
         """List everything and make the cache's view of this kind equal to it."""
         seen: set[str] = set()
         version = ""
-        async for items, page_version, restarted in self.client.list_pages(self.resource, params=self.params,
-                                                                            page_size=self.page_size):
+        # The first list is served from the apiserver's watch cache, as client-go's reflector asks for it;
+        # a relist (after a 410) reads from etcd, consistently.
+        pages = self.client.list_pages(self.resource, params=self.params, page_size=self.page_size,
+                                       from_cache=not self.resource_version)
+        async for items, page_version, restarted in pages:
             version = page_version
             if restarted:
                 seen = set()
             # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.
-            for raw, err in await self.write(self.cache.apply_many, self.kind, items, seen):
+            for raw, err in await self.write(self._apply_page, items, seen):
                 meta = raw.get("metadata") or {}
                 log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
                                                                  "error": str(err)})
@@ -105,6 +110,12 @@ class Reflector:
         if self.observer is not None:
             self.observer.event_applied(self.kind, "LIST")
         self.synced.set()
+
+    def _apply_page(self, items: list[dict[str, Any]], seen: set[str]) -> list[tuple[Mapping[str, Any], Exception]]:
+        failures = self.cache.apply_many(self.kind, items, seen)
+        if self.on_page is not None:
+            self.on_page()
+        return failures
 
     def apply(self, event: Mapping[str, Any]) -> None:
         """Apply one watch event to the cache."""

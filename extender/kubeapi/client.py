@@ -12,10 +12,12 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+import msgspec
 import orjson
 
 from extender.kubeapi.config import ClusterConfig
-from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list
+from extender.kubeapi.liststream import ListSplitter, Part, join
+from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list, list_metadata
 from extender.kubeapi.poster import Poster, uses_proxy
 
 USER_AGENT = "kube-scheduler-extender/0.1"
@@ -33,12 +35,15 @@ class Resource:
     namespaced: bool
     decode_list: Decoder = orjson.loads
     decode_event: Decoder = orjson.loads
+    # Its lists may be cut apart as they stream in (extender.kubeapi.liststream): no array inside the object
+    # has elements that start with "metadata", so such a cut is only ever between two items.
+    split_items: bool = False
 
 
 RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("Node", "/api/v1/nodes", False),
     # Pods are the bulk of a sync: decoded straight into the fields the cache keeps.
-    Resource("Pod", "/api/v1/pods", True, decode_pod_list, decode_pod_event),
+    Resource("Pod", "/api/v1/pods", True, decode_pod_list, decode_pod_event, split_items=True),
     Resource("Service", "/api/v1/services", True),
     Resource("ReplicationController", "/api/v1/replicationcontrollers", True),
     Resource("ReplicaSet", "/apis/apps/v1/replicasets", True),
@@ -120,6 +125,8 @@ class KubeClient:
         # Bindings go through the lean client unless a test transport or a proxy is in the way (see poster.py).
         self._poster = None if transport is not None or uses_proxy(config.server) else Poster(
             config, timeout=timeout, user_agent=USER_AGENT)
+        # How much of a streamed list is decoded at once (extender.kubeapi.liststream): about 1000 pods.
+        self.list_part_bytes = 4 << 20
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -130,51 +137,132 @@ class KubeClient:
     async def get(self, path: str, params: Mapping[str, Any] | None = None,
                   decode: Decoder = orjson.loads) -> dict[str, Any]:
         """GET a JSON object."""
-        response = await self._http.get(path, params=params, timeout=self._timeout)
+        return decode(await self._get_body(path, params))
+
+    async def _get_body(self, path: str, params: Mapping[str, Any] | None) -> bytes:
+        # Streamed into a body of our own rather than kept as the response's content: httpx's response and
+        # its stream refer to each other, so what the response holds is only freed by a collection, and a
+        # page of pods weighs megabytes (see extender.gc_tuning). This body goes as soon as it is decoded.
+        async with self._http.stream("GET", path, params=params, timeout=self._timeout) as response:
+            body = b"".join([chunk async for chunk in response.aiter_bytes()])
         if response.status_code != 200:
-            raise _error(response, response.content)
-        return decode(response.content)
+            raise _error(response, body)
+        return body
 
     async def list_pages(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
-                         page_size: int = 500) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
+                         page_size: int = 500, from_cache: bool = False,
+                         ) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
         """A kind's objects page by page: (items with their ``kind`` set, resourceVersion, restarted).
 
-        Consumers handle one page at a time, so a list of 150k pods never sits in memory at once. The next
-        page is requested before the current one is handed over, so the apiserver encodes page k+1 while
-        we ingest page k (on two cores, that roughly halves a large sync). If a continue token expires
-        mid-way (410), the list restarts from the beginning without pagination, as client-go does, and that
-        page comes with ``restarted`` True: drop what earlier pages gave.
+        Consumers handle one page at a time, so a list of 150k pods never sits in memory at once.
+
+        ``from_cache`` asks for what the apiserver's watch cache holds (resourceVersion=0), as client-go's
+        reflector does for its first list: the apiserver answers that from memory, in one response, at
+        about half the CPU of a paginated consistent list. A kind whose lists can be cut apart streams it
+        in parts (see extender.kubeapi.liststream), each decoded in a worker thread while the next arrives.
+
+        Otherwise pages follow each other (each names the next), so the apiserver would wait while we
+        decode: as soon as a page has arrived, its continue token is read (a scan of the page's list
+        metadata alone), the next page is requested, and the page is decoded in a worker thread while the
+        event loop receives the next one. If a continue token expires mid-way (410), the list restarts from
+        the beginning without pagination, as client-go does, and that page comes with ``restarted`` True:
+        drop what earlier pages gave.
         """
+        if from_cache and resource.split_items:
+            async for part in self._list_streamed(resource, {**(params or {}), "resourceVersion": "0"}):
+                yield part
+            return
         query: dict[str, Any] = {**(params or {}), "limit": page_size}
+        if from_cache:
+            query["resourceVersion"] = "0"
         restarted = False
-        pending: asyncio.Task[dict[str, Any]] | None = asyncio.create_task(
-            self.get(resource.path, dict(query), resource.decode_list))
+        pending: asyncio.Task[bytes] | None = asyncio.create_task(self._get_body(resource.path, dict(query)))
         try:
             while pending is not None:
                 try:
-                    page = await pending
+                    body = await pending
                 except Gone:
                     if "continue" not in query:
                         raise
                     query = {k: v for k, v in query.items() if k not in ("continue", "limit")}
                     restarted = True
-                    pending = asyncio.create_task(self.get(resource.path, dict(query), resource.decode_list))
+                    pending = asyncio.create_task(self._get_body(resource.path, dict(query)))
                     continue
-                meta = page.get("metadata") or {}
-                token = meta.get("continue")
+                version, token = list_metadata(body)
                 if token:
                     query["continue"] = token
-                    pending = asyncio.create_task(self.get(resource.path, dict(query), resource.decode_list))
+                    query.pop("resourceVersion", None)  # a continue token carries its own
+                    pending = asyncio.create_task(self._get_body(resource.path, dict(query)))
                 else:
                     pending = None
-                items = page.get("items") or []
-                for item in items:
-                    item["kind"] = resource.kind
-                yield items, str(meta.get("resourceVersion") or ""), restarted
+                page = await asyncio.to_thread(resource.decode_list, body)
+                del body
+                yield self._items(resource, page), version, restarted
                 restarted = False
         finally:
             if pending is not None:
                 pending.cancel()
+
+    @staticmethod
+    def _items(resource: Resource, page: Mapping[str, Any]) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = page.get("items") or []
+        for item in items:
+            item["kind"] = resource.kind
+        return items
+
+    async def _list_streamed(self, resource: Resource, query: dict[str, Any],
+                             ) -> AsyncIterator[tuple[list[dict[str, Any]], str, bool]]:
+        """One unpaginated list, decoded part by part while the rest of the response arrives."""
+        received: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=4)  # a few parts of ~4 MB ahead
+
+        async def receive() -> None:
+            splitter = ListSplitter(self.list_part_bytes)
+            try:
+                async with self._http.stream("GET", resource.path, params=query, timeout=self._timeout) as response:
+                    if response.status_code != 200:
+                        raise _error(response, await response.aread())
+                    async for chunk in response.aiter_bytes():
+                        head = splitter.head
+                        parts = splitter.feed(chunk)
+                        if head is None and splitter.head is not None:
+                            await received.put(("head", splitter.head))
+                        for part in parts:
+                            await received.put(("part", part))
+                whole, last = splitter.finish()
+                await received.put(("whole", whole) if whole is not None else ("part", last))
+                await received.put(("end", None))
+            except Exception as err:  # handed over to the consumer, which raises it
+                await received.put(("error", err))
+
+        producer = asyncio.create_task(receive())
+        version = ""
+        carry: Part | None = None
+        try:
+            while True:
+                what, value = await received.get()
+                if what == "error":
+                    raise value
+                if what == "end":
+                    return
+                if what == "head":
+                    version, _ = list_metadata(value)
+                    continue
+                if what == "whole":  # no items array found: the body is decoded as it is
+                    version, _ = list_metadata(value)
+                    yield self._items(resource, await asyncio.to_thread(resource.decode_list, value)), version, False
+                    continue
+                part = value if carry is None else join(carry, value)
+                try:
+                    page = await asyncio.to_thread(resource.decode_list, part.document())
+                except (ValueError, msgspec.DecodeError):
+                    if part.last:
+                        raise
+                    carry = part  # cut inside an item: decode it together with the next part
+                    continue
+                carry = None
+                yield self._items(resource, page), version, False
+        finally:
+            producer.cancel()
 
     async def list(self, resource: Resource, *, params: Mapping[str, Any] | None = None,
                    page_size: int = 500) -> tuple[list[dict[str, Any]], str]:

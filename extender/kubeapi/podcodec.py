@@ -18,15 +18,17 @@ import msgspec
 import orjson
 from msgspec import UNSET, UnsetType
 
-from extender.kube.podfields import (
-    KEPT_CONDITION_TYPE,
-    KEPT_CONTAINER,
-    KEPT_METADATA,
-    KEPT_SPEC,
-    KEPT_STATUS,
-    KEPT_STATUS_CONTAINER,
-    UNREAD_VOLUMES,
+from extender.cluster.records import (
+    DROP,
+    PLAIN_SPEC,
+    PLAIN_STATUS,
+    SlimPod,
+    intern_metadata,
+    intern_values,
+    trim_conditions,
+    trim_volumes,
 )
+from extender.kube.podfields import KEPT_CONTAINER, KEPT_METADATA, KEPT_SPEC, KEPT_STATUS, KEPT_STATUS_CONTAINER
 
 Kept = Any | UnsetType  # a kept field: any JSON value, left out of the result when absent
 
@@ -60,21 +62,62 @@ _PodList: Any = msgspec.defstruct("_PodList", [("metadata", _ListMeta | UnsetTyp
 _PodEvent: Any = msgspec.defstruct("_PodEvent", [("type", Kept, UNSET), ("object", _Pod | UnsetType, UNSET)])
 
 
+class _ListHead(msgspec.Struct):
+    metadata: _ListMeta | UnsetType = UNSET
+
+
 _list_decoder = msgspec.json.Decoder(_PodList)
+_head_decoder = msgspec.json.Decoder(_ListHead)
 _event_decoder = msgspec.json.Decoder(_PodEvent)
 _pod_decoder = msgspec.json.Decoder(_Pod)
-def _pod_dict(pod: Any) -> dict[str, Any]:
-    out: dict[str, Any] = msgspec.to_builtins(pod)
-    out["kind"] = "Pod"
-    spec = out.get("spec")
-    if isinstance(spec, dict) and isinstance(spec.get("volumes"), list):
-        spec["volumes"] = [v for v in spec["volumes"] if not (isinstance(v, dict) and UNREAD_VOLUMES & v.keys())]
-    status = out.get("status")
-    if isinstance(status, dict) and isinstance(status.get("conditions"), list):
-        # Only the resize state matters; keep such conditions whole, as slim_pod does.
-        status["conditions"] = [c for c in status["conditions"]
-                                if isinstance(c, dict) and c.get("type") == KEPT_CONDITION_TYPE]
+def _fields(struct: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    # The struct's present fields, in the given order: what _pick gives on the decoded object.
+    return {name: value for name in names if (value := getattr(struct, name)) is not UNSET}
+
+
+def _pod_dict(pod: Any) -> SlimPod:
+    """The decoded struct as slim_pod's result, built field by field from what was decoded.
+
+    Values typed Any are already plain JSON values: they are taken as they are, never copied again.
+    """
+    out = SlimPod(kind="Pod")
+    meta, spec, status = pod.metadata, pod.spec, pod.status
+    if meta is not UNSET:
+        out["metadata"] = intern_metadata(_fields(meta, KEPT_METADATA))
+    if spec is not UNSET:
+        slim_spec = _fields(spec, PLAIN_SPEC)
+        for field in ("containers", "initContainers"):
+            containers = getattr(spec, field)
+            if containers is not UNSET:
+                slim_spec[field] = [_fields(c, KEPT_CONTAINER) for c in containers]
+        if spec.volumes is not UNSET and (volumes := trim_volumes(spec.volumes)) is not DROP:
+            slim_spec["volumes"] = volumes
+        out["spec"] = intern_values(slim_spec)
+    if status is not UNSET:
+        slim_status = _fields(status, PLAIN_STATUS)
+        for field in ("containerStatuses", "initContainerStatuses"):
+            statuses = getattr(status, field)
+            if statuses is not UNSET:
+                slim_status[field] = [_fields(c, KEPT_STATUS_CONTAINER) for c in statuses]
+        if status.conditions is not UNSET and (conditions := trim_conditions(status.conditions)) is not DROP:
+            slim_status["conditions"] = conditions
+        out["status"] = intern_values(slim_status)
     return out
+
+
+def list_metadata(body: bytes) -> tuple[str, str]:
+    """A list's (resourceVersion, continue token) of any kind, without decoding its items.
+
+    Unreadable bodies give ("", ""): decoding the page then reports what is wrong.
+    """
+    try:
+        meta = _head_decoder.decode(body).metadata
+    except msgspec.DecodeError:
+        return "", ""
+    if meta is UNSET:
+        return "", ""
+    version, token = meta.resourceVersion, meta.continue_
+    return (str(version or "") if version is not UNSET else "", str(token or "") if token is not UNSET else "")
 
 
 def decode_pod_list(body: bytes) -> dict[str, Any]:

@@ -114,6 +114,24 @@ def test_assumed_pod_expires_only_after_binding_finished() -> None:
     assert cache.counts()["assumed_pods"] == 0
 
 
+def test_assumed_count_follows_every_way_out() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=10)
+    cache.upsert_node(make_node("n1"))
+    pods = [PodRecord(make_pod(name, uid=f"uid-{name}")) for name in "abcde"]
+    for pod in pods:
+        cache.assume_pod(pod, "n1")
+    assert cache.counts()["assumed_pods"] == 5 and cache.counts()["assigned_pods"] == 0
+    cache.upsert_pod(make_pod("a", uid="uid-a", node="n1"))  # confirmed by the watch
+    cache.upsert_pod(make_pod("b", uid="uid-b"))  # an event from before the binding: still assumed
+    cache.remove_pod("uid-c")  # deleted
+    cache.forget_pod("uid-d")  # binding failed
+    cache.finish_binding("uid-e", now=0.0)
+    assert cache.counts()["assumed_pods"] == 2 and cache.counts()["assigned_pods"] == 1
+    assert cache.keys("Pod") == {"uid-a"}
+    assert cache.cleanup_expired(now=10.0) == ["uid-e"]  # b's binding never finished: it stays
+    assert cache.counts()["assumed_pods"] == 1 and cache.is_assumed("uid-b")
+
+
 def test_ttl_zero_never_expires() -> None:
     cache = ClusterCache(assumed_ttl_seconds=0)
     cache.upsert_node(make_node("n1"))

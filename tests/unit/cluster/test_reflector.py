@@ -63,11 +63,15 @@ def test_list_paginates_and_replaces() -> None:
         await reflector.list_and_replace()
         assert len(cache_pods(cache)) == 0  # no nodes yet: pods sit on placeholders
         assert cache.counts()["assigned_pods"] == 7
-        assert sum("continue=" in r for r in server.requests) == 3
-        # A relist drops what the server no longer has.
+        # The first list asks for the watch cache's contents, whole, as client-go's reflector does.
+        assert len(server.requests) == 1 and "resourceVersion=0" in server.requests[0]
+        assert "limit=" not in server.requests[0]
+        # A relist reads consistently, page by page, and drops what the server no longer has.
         server.delete("Pod", {"metadata": {"name": "p0", "namespace": "default"}})
         await reflector.list_and_replace()
         assert cache.counts()["assigned_pods"] == 6
+        relist = server.requests[1:]
+        assert sum("continue=" in r for r in relist) == 2 and not any("resourceVersion=" in r for r in relist)
     run(main())
 
 
