@@ -537,7 +537,7 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         return rate
 
     def run_with(label: str, directory: Path) -> tuple[float, float, dict[str, float]]:
-        with _service_from(directory, cp.kubeconfig) as (url, proc):
+        with service(["--kubeconfig", str(cp.kubeconfig)], source=directory) as (url, proc, _seconds):
             if on_extender is not None:
                 on_extender(proc)
             rate = run(label, url, proc.pid)
@@ -577,37 +577,6 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
     finally:
         client.close()
         cp.stop()
-
-
-@contextmanager
-def _service_from(directory: Path, kubeconfig: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`extender serve --kubeconfig` from the package in ``directory`` (this checkout or an earlier one),
-    ready (synced) when entered."""
-    from controlplane import free_port
-
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port), "--log-level",
-                             "warning", "--kubeconfig", str(kubeconfig)], cwd=directory,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    try:
-        while True:
-            try:
-                if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.perf_counter() - started > 900:
-                raise RuntimeError(f"extender serve from {directory} did not become ready")
-            time.sleep(0.1)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 # ---------------------------------------------------------------------------------------------- report
