@@ -20,10 +20,7 @@ if [[ -x "$bin" && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
   echo "$bin"
   exit 0
 fi
-dir="$(cd /tmp && go mod download -json k8s.io/dynamic-resource-allocation@v0.36.3 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$dir/." "$work/" && chmod -R u+w "$work"
+source "$here"/dra_module.sh
 mkdir -p "$work/cmd/allocoracle"
 cp "$src" "$work/cmd/allocoracle/main.go"
 (cd "$work" && nice -n 10 go build -buildvcs=false -trimpath -o "$bin.tmp" ./cmd/allocoracle)

@@ -4,10 +4,7 @@
 # inputs and the allocator's outputs. Needs Go; works on a private copy of the module.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-dir="$(cd /tmp && go mod download -json k8s.io/dynamic-resource-allocation@v0.36.3 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$dir/." "$work/" && chmod -R u+w "$work"
+source "$here"/dra_module.sh
 testing="$work/structured/internal/allocatortesting"
 cp "$here/upstream/allocator_dump.go.txt" "$testing/dump.go"
 python3 - "$testing/allocator_testing.go" <<'PY'

@@ -3,10 +3,7 @@
 # dynamic-resource-allocation/cel (v0.36.3) through upstream/celoracle. Needs Go.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-dir="$(cd /tmp && go mod download -json k8s.io/dynamic-resource-allocation@v0.36.3 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$dir/." "$work/" && chmod -R u+w "$work"
+source "$here"/dra_module.sh
 mkdir -p "$work/cmd/celoracle"
 cp "$here/upstream/celoracle/main.go.txt" "$work/cmd/celoracle/main.go"
 (cd "$work" && nice -n 10 go build -o "$work/celoracle" ./cmd/celoracle)
