@@ -12,6 +12,7 @@ Anything unexpected (an ERROR event's Status, a malformed object) falls back to 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -85,24 +86,27 @@ def _pod_dict(pod: Any) -> SlimPod:
     if meta is not UNSET:
         out["metadata"] = intern_metadata(_fields(meta, KEPT_METADATA))
     if spec is not UNSET:
-        slim_spec = _fields(spec, PLAIN_SPEC)
-        for field in ("containers", "initContainers"):
-            containers = getattr(spec, field)
-            if containers is not UNSET:
-                slim_spec[field] = [_fields(c, KEPT_CONTAINER) for c in containers]
-        if spec.volumes is not UNSET and (volumes := trim_volumes(spec.volumes)) is not DROP:
-            slim_spec["volumes"] = volumes
-        out["spec"] = intern_values(slim_spec)
+        out["spec"] = _slim_part(spec, PLAIN_SPEC, ("containers", "initContainers"), KEPT_CONTAINER,
+                                 "volumes", trim_volumes)
     if status is not UNSET:
-        slim_status = _fields(status, PLAIN_STATUS)
-        for field in ("containerStatuses", "initContainerStatuses"):
-            statuses = getattr(status, field)
-            if statuses is not UNSET:
-                slim_status[field] = [_fields(c, KEPT_STATUS_CONTAINER) for c in statuses]
-        if status.conditions is not UNSET and (conditions := trim_conditions(status.conditions)) is not DROP:
-            slim_status["conditions"] = conditions
-        out["status"] = intern_values(slim_status)
+        out["status"] = _slim_part(status, PLAIN_STATUS, ("containerStatuses", "initContainerStatuses"),
+                                   KEPT_STATUS_CONTAINER, "conditions", trim_conditions)
     return out
+
+
+def _slim_part(part: Any, plain: tuple[str, ...], listed: tuple[str, str], kept_item: tuple[str, ...],
+               trimmed: str, trim: Callable[[Any], Any]) -> Any:
+    """A pod's spec or status, slim: its plain fields, its two container lists with each item's kept
+    fields, and the one field that is trimmed (volumes, conditions), left out when nothing of it is kept."""
+    slim = _fields(part, plain)
+    for field in listed:
+        items = getattr(part, field)
+        if items is not UNSET:
+            slim[field] = [_fields(item, kept_item) for item in items]
+    value = getattr(part, trimmed)
+    if value is not UNSET and (kept := trim(value)) is not DROP:
+        slim[trimmed] = kept
+    return intern_values(slim)
 
 
 def list_metadata(body: bytes) -> tuple[str, str]:
