@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -46,7 +46,8 @@ from extender.engine.sent_nodes import SentNode
 
 log = logging.getLogger("extender.api")
 
-Handler = Callable[[Any, str], Any]  # decoded body, profile -> answer (runs on the engine thread)
+Handler = Callable[[bytes, str], Any]  # raw body, profile -> answer (runs on the engine thread)
+T = TypeVar("T")
 Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (on the event loop)
 
 # A verb body up to this size may be computed on the event loop when the engine thread is idle (see
@@ -115,13 +116,13 @@ def _check_unique(field: str, names: list[Any]) -> None:
         seen.add(name)
 
 
-def _decode_then(handler: Handler, body: bytes, profile: str) -> Any:
-    """Decode a verb's body and run its handler (on the engine thread); the last of keys differing only in
-    case wins, as in Go's decoder."""
+def _decode_folded(body: bytes, read: Callable[[Any], T]) -> T:
+    """Decode a verb's body and read it into its wire model; the last of keys differing only in case wins, as
+    in Go's decoder (a body whose keys are ambiguous is decoded again, keeping their order)."""
     try:
-        return handler(decode_json(body), profile)
+        return read(decode_json(body))
     except AmbiguousKeys:
-        return handler(decode_keeping_key_order(body), profile)
+        return read(decode_keeping_key_order(body))
 
 
 class VerbRouter(APIRouter):
@@ -242,10 +243,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         return 400, {"Error": message}
 
     def decode_bind(body: bytes) -> ExtenderBindingArgs:
-        try:
-            return decode(decode_json(body), ExtenderBindingArgs)
-        except AmbiguousKeys:
-            return decode(decode_keeping_key_order(body), ExtenderBindingArgs)
+        return _decode_folded(body, lambda decoded: decode(decoded, ExtenderBindingArgs))
 
 
     async def bind(body: bytes, profile: str) -> Any:
@@ -266,8 +264,8 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         log.info("bound", extra={"pod": f"{args.PodNamespace}/{args.PodName}", "node": args.Node})
         return {"Error": ""}
 
-    def do_preempt(body: Any, profile: str) -> Any:
-        args = decode_preemption(body)
+    def do_preempt(body: bytes, profile: str) -> Any:
+        args = _decode_folded(body, decode_preemption)
         if args.Pod is None:
             raise WireError("Pod: a Pod is required")
         candidates: dict[str, tuple[list[Any], int]] = {}
@@ -290,17 +288,16 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     def bind_error(message: str, profile: str) -> tuple[int, Any]:
         return 200, {"Error": message}
 
-    def on_engine(handler: Handler, decoded: bool = True) -> Server:
-        """``handler`` on the engine thread, given the body decoded (or as bytes, when it decodes it itself)."""
+    def on_engine(handler: Handler) -> Server:
+        """``handler`` on the engine thread (or on the loop, while small requests of its kind stay quick)."""
         async def serve(body: bytes, profile: str) -> Any:
-            work: tuple[Any, ...] = (_decode_then, handler, body, profile) if decoded else (handler, body, profile)
-            return await engine.request(*work, quick=(handler, profile) if _small(body) else None)
+            return await engine.request(handler, body, profile, quick=(handler, profile) if _small(body) else None)
         return serve
 
     verbs: list[tuple[str, Server, Callable[[str, str], tuple[int, Any]], type[Any], Any, str]] = [
-        ("filter", on_engine(do_filter, decoded=False), filter_error, ExtenderArgs, ExtenderFilterResult,
+        ("filter", on_engine(do_filter), filter_error, ExtenderArgs, ExtenderFilterResult,
          "Nodes the pod fits, and why the others do not."),
-        ("prioritize", on_engine(do_prioritize, decoded=False), prioritize_error, ExtenderArgs, list[HostPriority],
+        ("prioritize", on_engine(do_prioritize), prioritize_error, ExtenderArgs, list[HostPriority],
          "A 0..10 score for each candidate node."),
         ("bind", bind, bind_error, ExtenderBindingArgs, ExtenderBindingResult,
          "Bind the pod to the node (assumes it in the cache first)."),

@@ -85,7 +85,7 @@ _EXISTING_ANTI_AFFINITY_MISMATCH: Final = unschedulable(ERR_REASON_EXISTING_ANTI
 
 #: topology key -> topology value -> count (every stored count is positive); counts added up over the
 #: snapshot's label codes stay in that form (LabelCounts).
-Counts = dict[str, Mapping[str, int]]
+Counts = Mapping[str, Mapping[str, int]]
 #: topology key -> topology value -> score.
 TopologyScores = dict[str, dict[str, int]]
 _NO_VALUES: Final[Mapping[str, int]] = {}
@@ -273,7 +273,7 @@ class ClusterIndex:
                 else:
                     for value, count in by_value.items():
                         into[value] = into.get(value, 0) + count
-        return dict(counts)
+        return counts
 
     def incoming_affinity_counts(self, affinity_terms: Sequence[AffinityTerm],
                                  anti_affinity_terms: Sequence[AffinityTerm]) -> tuple[Counts, Counts]:
@@ -283,8 +283,8 @@ class ClusterIndex:
         The terms are the incoming pod's, with namespace selectors resolved. The matching groups' pods are
         added up per row of the synced columns, then per topology value through the label-code columns.
         """
-        affinity: Counts = {}
-        anti: Counts = {}
+        affinity: dict[str, Mapping[str, int]] = {}
+        anti: dict[str, Mapping[str, int]] = {}
         if affinity_terms:
             matched = [(ns, labels) for ns, labels, _ in self._pod_groups(affinity_terms)
                        if _all_match(affinity_terms, ns, labels)]
@@ -320,7 +320,7 @@ class ClusterIndex:
                                           minlength=columns.capacity).astype(np.int64)
         return per_row
 
-    def _add_by_value(self, counts: Counts, key: str, per_row: Int64Array) -> None:
+    def _add_by_value(self, counts: dict[str, Mapping[str, int]], key: str, per_row: Int64Array) -> None:
         """Add pods per row into ``counts[key]`` by each row's value of ``key`` (rows without it add nothing)."""
         columns = self._columns
         assert columns is not None
