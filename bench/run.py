@@ -461,6 +461,33 @@ def _verb_seconds(url: str) -> dict[str, float]:
     return {verb: sums[verb] / counts[verb] for verb in sums if counts.get(verb)}
 
 
+@contextmanager
+def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[str]:
+    """tests/k8s/go/cmd/nullextender serving on a free port: an extender that passes every node, scores
+    each 0 and binds, doing no scheduling work (the ceiling of any extender's throughput here)."""
+    from controlplane import free_port
+
+    port = free_port()
+    with log_path.open("ab") as log_file:
+        proc = subprocess.Popen([str(bin_dir / "nullextender"), "-listen", f"127.0.0.1:{port}", "-kubeconfig",
+                                 str(kubeconfig)], stdout=log_file, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.perf_counter() + 30
+        while True:
+            try:
+                httpx.get(url + "/healthz", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                if proc.poll() is not None or time.perf_counter() > deadline:
+                    raise RuntimeError(f"nullextender did not start; see {log_path}") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on_extender: Any = None,
                        before: Path | None = None) -> dict[str, float]:
     """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind).
@@ -543,6 +570,10 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
             rate = run(label, url, proc.pid)
             return rate, cpu_per_pod.pop(), _verb_seconds(url)
 
+    def run_null(label: str) -> float:
+        with null_extender(bin_dir, cp.kubeconfig, workdir / f"null-{nodes}.log") as url:
+            return run(label, url)
+
     try:
         # Alternated rounds: alone, with the extender (and with the earlier extender when one is given), so
         # that a machine shared with other work moves every side. The extender runs only during its own
@@ -551,8 +582,10 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         rates: dict[str, list[float]] = {"alone": [], **{side: [] for side in sides}}
         cpu: dict[str, list[float]] = {side: [] for side in sides}
         served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+        rates["null"] = []
         for round_ in range(rounds):
             rates["alone"].append(run(f"alone{round_}", None))
+            rates["null"].append(run_null(f"null{round_}"))
             for side, directory in sides.items():
                 rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory)
                 rates[side].append(rate)
@@ -564,7 +597,11 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
             key = "extender" if side == "extender" else side
             out.update({f"{key}_pods_per_s": statistics.median(values), f"{key}_min": min(values),
                         f"{key}_max": max(values)})
-            if side != "alone":
+            if side == "null":
+                ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
+                out.update({"null_ratio_median": statistics.median(ratios), "null_ratio_min": min(ratios),
+                            "null_ratio_max": max(ratios)})
+            elif side != "alone":
                 ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
                 prefix = "ratio" if side == "extender" else f"{side}_ratio"
                 out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
@@ -692,11 +729,20 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                   f"{fmt(tp['extender_pods_per_s'])} | {fmt(tp.get('extender_min'))}–{fmt(tp.get('extender_max'))} |",
                   *([f"| with the earlier extender (--throughput-before) | {fmt(tp['before_pods_per_s'])} | "
                      f"{fmt(tp['before_min'])}–{fmt(tp['before_max'])} |"] if "before_pods_per_s" in tp else []),
+                  *([f"| with an extender that does nothing (Go, tests/k8s/go/cmd/nullextender) | "
+                     f"{fmt(tp['null_pods_per_s'])} | {fmt(tp['null_min'])}–{fmt(tp['null_max'])} |"]
+                    if "null_pods_per_s" in tp else []),
                   "", f"With ÷ alone, median of the rounds' ratios: {fmt(100 * ratio, 0)}% "
                   f"({fmt(100 * tp.get('ratio_min', ratio), 0)}–{fmt(100 * tp.get('ratio_max', ratio), 0)}%)"
                   + (f"; the earlier extender {fmt(100 * tp['before_ratio_median'], 0)}% "
                      f"({fmt(100 * tp['before_ratio_min'], 0)}–{fmt(100 * tp['before_ratio_max'], 0)}%)"
                      if "before_ratio_median" in tp else "") + ".", ""]
+        if "null_ratio_median" in tp:
+            lines += [f"The extender that does nothing reached {fmt(100 * tp['null_ratio_median'], 0)}% "
+                      f"({fmt(100 * tp['null_ratio_min'], 0)}–{fmt(100 * tp['null_ratio_max'], 0)}%) of alone: what "
+                      "the extender protocol itself costs here (kube-scheduler's HTTP calls and JSON, and the "
+                      "Binding), the ceiling of any extender on this machine. Ours reached "
+                      f"{fmt(100 * ratio / tp['null_ratio_median'], 0)}% of that ceiling.", ""]
         for key, who in (("extender", "The extender"), ("before", "The earlier extender")):
             if f"{key}_cpu_ms_per_pod" in tp:
                 lines += [f"{who} used {fmt(tp[f'{key}_cpu_ms_per_pod'], 2)} ms of CPU per pod; mean time in the "
@@ -704,8 +750,10 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                               f"{verb} {fmt(tp.get(f'{key}_{verb}_mean_ms'), 1)} ms"
                               for verb in ("filter", "prioritize", "bind")) + ".", ""]
         if int(tp["nodes"]) == 500:
+            ceiling = (f" (an extender doing nothing: {fmt(100 * tp['null_ratio_median'], 0)}%)"
+                       if "null_ratio_median" in tp else "")
             rows.append(f"| throughput with the extender ≥ 70% of without at {int(tp['nodes'])} nodes | "
-                        f"{fmt(100 * ratio, 0)}% | {'yes' if ratio >= 0.7 else 'no'} |")
+                        f"{fmt(100 * ratio, 0)}%{ceiling} | {'yes' if ratio >= 0.7 else 'no'} |")
     lines += ["## Targets", "", TARGETS.format(rows="\n".join(rows)), ""]
     return "\n".join(lines) + "\n"
 

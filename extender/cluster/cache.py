@@ -323,6 +323,7 @@ class ClusterCache:
         snap = self._snapshot
         if self._dirty:
             membership_changed = records_changed = False
+            replaced: list[str] = []
             for name in self._dirty:
                 info = self._nodes.get(name)
                 if info is None or info.node is None:
@@ -332,11 +333,13 @@ class ClusterCache:
                     membership_changed |= previous is None
                     records_changed |= previous is not None and previous.node is not info.node
                     snap.put(info.clone())
+                    replaced.append(name)
             self._dirty.clear()
             if membership_changed:
                 # Keep the node order stable (the order nodes entered the cache), whatever the dirty set's order.
                 snap.node_infos = {n: snap.node_infos[n] for n in self._nodes if n in snap.node_infos}
-            snap.rebuild_lists(nodes_changed=membership_changed or records_changed)
+            snap.rebuild_lists(nodes_changed=membership_changed or records_changed,
+                               replaced=None if membership_changed else replaced)
             snap.generation += 1
         if self._objects_dirty:
             snap.objects = {kind: dict(objs) for kind, objs in self._objects.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from extender.cluster.columns import NodeBatch, NodeColumns
+from extender.cluster.columns import IntpArray, NodeBatch, NodeColumns
 from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 
@@ -18,9 +18,8 @@ from extender.cluster.nodeinfo import NodeInfo
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_all", "_images", "columns", "dra", "generation", "node_infos", "node_list", "objects",
-                 "pods_with_affinity_nodes",
-                 "pods_with_required_anti_affinity_nodes")
+    __slots__ = ("_all", "_all_rows", "_images", "_positions", "columns", "dra", "generation", "node_infos",
+                 "node_list", "objects", "pods_with_affinity_nodes", "pods_with_required_anti_affinity_nodes")
 
     def __init__(self) -> None:
         self.node_infos: dict[str, NodeInfo] = {}
@@ -35,6 +34,10 @@ class Snapshot:
         self.generation = 0
         self._images: dict[str, int] | None = None
         self._all: tuple[int, NodeBatch] | None = None
+        # Set by a full rebuild and kept while no node comes or goes: each node's index in node_list, and
+        # the all-nodes batch's rows (a replaced NodeInfo keeps its node's row).
+        self._positions: dict[str, int] | None = None
+        self._all_rows: IntpArray | None = None
 
     @classmethod
     def from_node_infos(cls, infos: Iterable[NodeInfo],
@@ -56,35 +59,80 @@ class Snapshot:
 
     def put(self, info: NodeInfo) -> None:
         """Hold a (non-placeholder) NodeInfo, replacing the node's previous one; rebuild_lists() follows."""
+        if info.name not in self.node_infos:
+            self._positions = None  # a node came: the next rebuild is a full one
         self.node_infos[info.name] = info
         self.columns.put(info)
 
     def drop(self, name: str) -> bool:
         """Stop holding a node; False if it was not held."""
+        self._positions = None
         self.columns.drop(name)
         return self.node_infos.pop(name, None) is not None
 
-    def rebuild_lists(self, nodes_changed: bool = True) -> None:
+    def rebuild_lists(self, nodes_changed: bool = True, replaced: Iterable[str] | None = None) -> None:
         """Recompute the derived lists after node_infos changed.
 
         ``nodes_changed`` False says only pods moved (no node object was added, removed or replaced), so
-        the per-image node counts, which depend on node objects alone, stay valid.
+        the per-image node counts, which depend on node objects alone, stay valid. ``replaced``, when no node
+        came or went, names the nodes whose NodeInfos were put since the last rebuild: only their entries
+        are swapped (in copies of the lists, which requests may still hold), instead of walking every node in
+        Python for each pod bound.
         """
+        self._all = None
+        if nodes_changed:
+            self._images = None
+        if replaced is not None and self._positions is not None:
+            self._replace(replaced)
+            return
         self.node_list = list(self.node_infos.values())
         self.pods_with_affinity_nodes = [n for n in self.node_list if n.pods_with_affinity]
         self.pods_with_required_anti_affinity_nodes = [
             n for n in self.node_list if n.pods_with_required_anti_affinity
         ]
-        self._all = None
-        if nodes_changed:
-            self._images = None
+        self._positions = {name: i for i, name in enumerate(self.node_infos)}
+        self._all_rows = None
+
+    def _replace(self, names: Iterable[str]) -> None:
+        positions = self._positions
+        assert positions is not None
+        node_list = list(self.node_list)
+        with_affinity = list(self.pods_with_affinity_nodes)
+        with_anti = list(self.pods_with_required_anti_affinity_nodes)
+        regroup = False
+        # NodeInfo has no __eq__, so list.index finds this very object (identity), at C speed.
+        for name in names:
+            index = positions[name]
+            old, new = node_list[index], self.node_infos[name]
+            if old is new:
+                continue
+            node_list[index] = new
+            if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or \
+                    bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
+                regroup = True  # the node joins or leaves a group: the groups are rebuilt below, in order
+            elif not regroup:
+                if old.pods_with_affinity:
+                    with_affinity[with_affinity.index(old)] = new
+                if old.pods_with_required_anti_affinity:
+                    with_anti[with_anti.index(old)] = new
+        self.node_list = node_list
+        if regroup:
+            with_affinity = [n for n in node_list if n.pods_with_affinity]
+            with_anti = [n for n in node_list if n.pods_with_required_anti_affinity]
+        self.pods_with_affinity_nodes = with_affinity
+        self.pods_with_required_anti_affinity_nodes = with_anti
 
     def all_nodes(self) -> NodeBatch:
         """Every node of the snapshot as one batch (what cluster-wide counting reads), built once per
         refresh: the cache changes columns only in a refresh, which moves the generation."""
         held = self._all
         if held is None or held[0] != self.generation:
-            held = self._all = (self.generation, NodeBatch.of(self.node_list, self.columns))
+            if self._all_rows is None:
+                batch = NodeBatch.of(self.node_list, self.columns)
+                self._all_rows = batch.rows if batch.columns is self.columns else None
+            else:
+                batch = NodeBatch(self.node_list, self.columns, self._all_rows)
+            held = self._all = (self.generation, batch)
         return held[1]
 
     def get(self, name: str) -> NodeInfo | None:

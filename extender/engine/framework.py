@@ -99,7 +99,8 @@ def unresolvable(*reasons: str) -> Status:
 class CycleState:
     """Per-request state: the snapshot being read and what plugins precomputed for this pod."""
 
-    __slots__ = ("candidates", "data", "prefilter_nodes", "score_weight", "skip_filter", "skip_score", "snapshot")
+    __slots__ = ("candidates", "data", "prefilter_nodes", "record_plugin_metrics", "score_weight", "skip_filter",
+                 "skip_score", "snapshot")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
@@ -112,6 +113,8 @@ class CycleState:
         self.score_weight = 0  # sum of the weights of the score plugins that ran (not skipped)
         # The runtime's batch of candidates, which its PreFilter / PreScore plugins are given as their nodes.
         self.candidates: NodeBatch | None = None
+        # Whether this cycle's plugin times are recorded (drawn by the framework when it first asks).
+        self.record_plugin_metrics: bool | None = None
 
     def batch_of(self, nodes: Sequence[NodeInfo]) -> NodeBatch:
         """The nodes a PreFilter or PreScore plugin was given, as a batch (the runtime's, when it is theirs)."""

@@ -9,6 +9,7 @@ plugins stay pure. Two ways of running filters:
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,11 @@ from extender.engine.registry import lookup
 
 # (plugin, extension point, seconds) -> None; the service wires this to its metrics.
 PluginTimer = Callable[[str, str, float], None]
+
+# kube-scheduler times its plugins in one scheduling cycle in ten (pluginMetricsSamplePercent in
+# pkg/scheduler/schedule_one.go): observing a histogram around every plugin call of every request costs, on
+# a few hundred nodes, a good share of what the plugins themselves cost.
+PLUGIN_METRICS_SAMPLE_PERCENT = 10
 
 
 class FilterResult:
@@ -95,14 +101,20 @@ class Framework:
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
         self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
         self.timer = timer
+        self.plugin_metrics_percent = PLUGIN_METRICS_SAMPLE_PERCENT
 
-    def _time(self, plugin: str, point: str, started: float) -> None:
-        if self.timer is not None:
-            self.timer(plugin, point, time.perf_counter() - started)
+    def _timer(self, state: CycleState) -> PluginTimer | None:
+        """The plugin timer if this request's cycle is one of those sampled (decided once per cycle)."""
+        if self.timer is None:
+            return None
+        if state.record_plugin_metrics is None:
+            state.record_plugin_metrics = random.randrange(100) < self.plugin_metrics_percent
+        return self.timer if state.record_plugin_metrics else None
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Run every PreFilter; returns the first rejection or error (it applies to every node)."""
+        timer = self._timer(state)
         for plugin in self.filter_plugins:
             started = time.perf_counter()
             try:
@@ -110,7 +122,8 @@ class Framework:
             except Exception as err:  # a plugin bug must not take the service down
                 return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}', plugin=plugin.name)
             finally:
-                self._time(plugin.name, "PreFilter", started)
+                if timer is not None:
+                    timer(plugin.name, "PreFilter", time.perf_counter() - started)
             if status is None:
                 continue
             if status.code == Code.SKIP:
@@ -146,7 +159,7 @@ class Framework:
         # plugin (in profile order) that rejects it, exactly as with node-major order, at less overhead.
         # ``standing`` holds the positions (in the candidates) of the nodes still standing.
         standing = np.arange(len(batch))
-        timer = self.timer
+        timer = self._timer(state)
         plugins = [p for p in self.filter_plugins if p.name not in state.skip_filter]
         lead = 0
         while lead < len(plugins) and plugins[lead].node_local:
@@ -235,6 +248,7 @@ class Framework:
         nodes = batch
         state.candidates = batch
         active: list[tuple[ScorePlugin, int]] = []
+        timer = self._timer(state)
         for plugin, weight in self.score_plugins:
             started = time.perf_counter()
             try:
@@ -242,7 +256,8 @@ class Framework:
             except Exception as err:
                 raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {err}') from err
             finally:
-                self._time(plugin.name, "PreScore", started)
+                if timer is not None:
+                    timer(plugin.name, "PreScore", time.perf_counter() - started)
             if status is not None and status.code == Code.SKIP:
                 state.skip_score.add(plugin.name)
                 if details is not None:
@@ -267,7 +282,8 @@ class Framework:
             except Exception as err:
                 raise PluginScoreError(f'running Score plugins: plugin "{plugin.name}" failed with: {err}') from err
             finally:
-                self._time(plugin.name, "Score", started)
+                if timer is not None:
+                    timer(plugin.name, "Score", time.perf_counter() - started)
             top = plugin.max_score
             invalid = np.flatnonzero((scores < MIN_NODE_SCORE) | (scores > top))
             if len(invalid):

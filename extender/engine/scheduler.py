@@ -8,6 +8,7 @@ pods on them, when full Node objects arrive.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -82,6 +83,20 @@ class StaticBinder:
         return None
 
 
+_RECENT_RECORDS = 16
+
+
+def _identity(raw: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A pod object's UID and resourceVersion, when it has both (an apiserver's object always does)."""
+    meta = raw.get("metadata")
+    if not isinstance(meta, Mapping):
+        return None
+    uid, version = meta.get("uid"), meta.get("resourceVersion")
+    if isinstance(uid, str) and uid and isinstance(version, str) and version:
+        return uid, version
+    return None
+
+
 class Scheduler:
     """The profiles' frameworks over one cache."""
 
@@ -94,6 +109,8 @@ class Scheduler:
         self.default_profile = frameworks[0].name
         self.binder: Binder = binder or StaticBinder()
         self.recent = RecentPods()
+        # The records of the last few requests' pods (see pod_record).
+        self._records: OrderedDict[tuple[str, str], PodRecord] = OrderedDict()
         # One equivalence cache per profile (verdicts depend on the profile's plugins and args).
         self.equivalence: dict[str, EquivalenceCache] = (
             {name: EquivalenceCache() for name in self.frameworks} if equivalence_cache else {})
@@ -107,11 +124,24 @@ class Scheduler:
         """The incoming pod as a record, remembered for a later bind."""
         if not isinstance(raw, Mapping):
             raise RequestError("Pod: expected a Pod object")
+        # kube-scheduler sends the same pod object to filter, then to prioritize: its record (with whatever
+        # plugins derived from it) is built once. A record is reused only for a pod equal to it in full, so a
+        # hand-written request that keeps a UID and resourceVersion but changes the pod gets a fresh one.
+        identity = _identity(raw)
+        held = self._records.get(identity) if identity is not None else None
+        if held is not None and held.raw == raw:
+            self._records.move_to_end(identity)  # type: ignore[arg-type]  # not None when held
+            return held
         try:
             pod = PodRecord(raw)
         except RecordError as err:
             raise RequestError(f"Pod: {err}") from err
         self.recent.remember(pod)
+        if identity is not None:
+            self._records[identity] = pod
+            self._records.move_to_end(identity)
+            if len(self._records) > _RECENT_RECORDS:
+                self._records.popitem(last=False)
         return pod
 
     def _equivalence(self, framework: Framework, snapshot: Snapshot,

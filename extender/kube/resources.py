@@ -191,7 +191,7 @@ def _resource_list(obj: object, path: str) -> ResourceList | None:
             amount = decode_quantity(quantity)
         except QuantityError as exc:
             raise ResourceError(key_path, str(exc)) from None
-        if amount < 0:
+        if amount.numerator < 0:  # a Fraction's sign is its numerator's (comparing with an int is slow)
             raise ResourceError(key_path, f"must be non-negative, got {quantity!r}")
         parsed[name] = amount
     return parsed
@@ -360,7 +360,8 @@ def _add_into(target: ResourceList, other: Mapping[str, Fraction] | None) -> Non
     """Add ``other`` into ``target`` key by key (upstream ``addResourceList``)."""
     if other:
         for key, amount in other.items():
-            target[key] = target.get(key, 0) + amount
+            current = target.get(key)
+            target[key] = amount if current is None else current + amount  # Fraction + Fraction: the fast path
 
 
 def _max_into(target: ResourceList, other: Mapping[str, Fraction] | None) -> None:

@@ -88,7 +88,7 @@ def build_binaries(log_path: Path) -> Path:
         )
     lines = proc.stdout.decode().strip().splitlines()
     bin_dir = Path(lines[-1])
-    for name in ("etcd", "kube-apiserver", "kube-scheduler", "wirecheck"):
+    for name in ("etcd", "kube-apiserver", "kube-scheduler", "wirecheck", "nullextender"):
         if not (bin_dir / name).is_file():
             raise ControlPlaneError(f"tests/k8s/build did not produce {bin_dir / name}")
     return bin_dir

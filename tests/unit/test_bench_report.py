@@ -21,3 +21,21 @@ def test_the_committed_figures_render_into_the_report(tmp_path: Path) -> None:
     judged = [line for line in targets.splitlines() if line.startswith("| ") and line.rstrip().endswith(
         ("| yes |", "| no |"))]
     assert len(judged) >= 3, targets
+
+
+def test_the_do_nothing_extender_is_reported_as_the_throughput_ceiling(tmp_path: Path) -> None:
+    import json
+
+    results = json.loads((ROOT / "bench" / "RESULTS.json").read_text())
+    runs = results["throughput"] if isinstance(results["throughput"], list) else [results["throughput"]]
+    at_500 = next(tp for tp in runs if int(tp["nodes"]) == 500)
+    at_500.update(null_pods_per_s=200.0, null_min=190.0, null_max=210.0, null_ratio_median=0.5,
+                  null_ratio_min=0.45, null_ratio_max=0.55, ratio_median=0.25)
+    source = tmp_path / "RESULTS.json"
+    source.write_text(json.dumps(results))
+    out = tmp_path / "RESULTS.md"
+    assert main(["--report-only", str(source), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| with an extender that does nothing (Go, tests/k8s/go/cmd/nullextender) | 200.0 | 190.0–210.0 |" in text
+    assert "reached 50% (45–55%) of alone" in text and "Ours reached 50% of that ceiling." in text
+    assert "| 25% (an extender doing nothing: 50%) | no |" in text

@@ -211,3 +211,54 @@ def test_assumed_pod_survives_an_older_unassigned_event() -> None:
     cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))  # then the bound pod
     info = cache.snapshot().get("n1")
     assert info is not None and info.requested.milli_cpu == 1000 and not cache.is_assumed("uid-a")
+
+
+def test_snapshot_lists_after_random_changes_equal_a_full_rebuild() -> None:
+    """The snapshot's lists are updated in place when only pods move; they must equal lists rebuilt from
+    scratch after any sequence of pod and node changes (order included)."""
+    import random
+
+    from extender.cluster.columns import NodeBatch
+    from extender.cluster.snapshot import Snapshot
+
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    soft = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}}]}}
+    rng = random.Random(5)
+    cache = ClusterCache()
+    nodes = [f"n{i}" for i in range(12)]
+    for name in nodes:
+        cache.upsert_node(make_node(name, cpu="8", memory="16Gi"))
+    placed: list[str] = []
+    for step in range(400):
+        roll = rng.random()
+        if roll < 0.5 or not placed:
+            name = f"p{step}"
+            affinity = rng.choice([None, anti, soft])
+            cache.upsert_pod(make_pod(name, node=rng.choice(nodes), requests=[{"cpu": "100m"}],
+                                      labels={"app": rng.choice(["db", "web"])},
+                                      spec={"affinity": affinity} if affinity else None))
+            placed.append(name)
+        elif roll < 0.9:
+            cache.remove_pod(f"default/{placed.pop(rng.randrange(len(placed)))}")
+        elif roll < 0.95:
+            gone = rng.choice(nodes)
+            cache.remove_node(gone)
+            nodes.remove(gone)
+            if len(nodes) < 4:
+                nodes.append(f"m{step}")
+                cache.upsert_node(make_node(nodes[-1], cpu="8", memory="16Gi"))
+        else:
+            nodes.append(f"m{step}")
+            cache.upsert_node(make_node(nodes[-1], cpu="8", memory="16Gi"))
+        if rng.random() < 0.6:  # several changes may land in one refresh
+            snap = cache.snapshot()
+            fresh = Snapshot.from_node_infos(snap.node_infos.values())
+            assert snap.node_list == fresh.node_list
+            assert snap.pods_with_affinity_nodes == fresh.pods_with_affinity_nodes
+            assert snap.pods_with_required_anti_affinity_nodes == fresh.pods_with_required_anti_affinity_nodes
+            every = snap.all_nodes()
+            assert list(every.nodes) == snap.node_list
+            assert every.rows.tolist() == NodeBatch.of(snap.node_list, snap.columns).rows.tolist()
+            assert every.column("generation").tolist() == [n.generation for n in snap.node_list]
