@@ -115,6 +115,7 @@ class Metrics:
                                               registry=r)
         # Labelled children of the per-request metrics, looked up once per (verb, known profile, code).
         self._answered: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        self._scores: dict[tuple[str, int], Any] = {}  # (profile, score) -> prioritize_scores child
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
         self._readiness: _ReadinessCollector | None = None
@@ -136,6 +137,16 @@ class Metrics:
                                               self.latency.labels(verb, profile))
         children[0].inc()
         children[1].observe(seconds)
+
+    def scores_answered(self, profile: str, per_score: list[int]) -> None:
+        """Count one prioritize answer: ``per_score[s]`` hosts scored ``s``."""
+        for score, count in enumerate(per_score):
+            if count:
+                key = (profile, score)
+                child = self._scores.get(key)
+                if child is None:
+                    child = self._scores[key] = self.prioritize_scores.labels(profile, str(score))
+                child.inc(count)
 
     def watch_restarted(self, kind: str, reason: str) -> None:
         """ReflectorObserver: a watch restarted."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import msgspec
+import numpy as np
+import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -40,6 +42,7 @@ from extender.api.wire import (
     decode_keeping_key_order,
     decode_preemption,
 )
+from extender.cluster.columns import NodeNames
 from extender.cluster.engine_thread import EngineThread, Overloaded
 from extender.engine.scheduler import BindError, RequestError, Scheduler
 from extender.engine.sent_nodes import SentNode
@@ -57,6 +60,16 @@ Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (
 # never for a pod with resource claims (a device allocation may take up to its FilterTimeout): anything
 # else is handed to the engine thread as before, so a heavy request never holds the loop that answers probes.
 INLINE_MAX_BODY_BYTES = 16 * 1024
+
+
+class _HostPriority(msgspec.Struct):
+    """One element of prioritize's answer, as it is encoded (wire.HostPriority documents it)."""
+
+    Host: str
+    Score: int
+
+
+_HOST_PRIORITIES = msgspec.json.Encoder()
 
 
 def _small(body: bytes) -> bool:
@@ -102,6 +115,8 @@ def _check_count(field: str, count: int, limits: RequestLimits) -> None:
 
 
 def _check_unique(field: str, names: list[Any]) -> None:
+    if isinstance(names, NodeNames) and names.unique():
+        return  # a list seen before (decoded lists are shared by their text): checked once
     try:
         if len(set(names)) == len(names):
             return  # the usual case, decided in one pass
@@ -232,10 +247,11 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     def do_prioritize(body: bytes, profile: str) -> Any:
         args = decode_candidate_args(body, limits.max_nodes)
         names, nodes = _candidates(args, limits)
-        scores = scheduler.prioritize(profile, args.pod, names, nodes)
-        for score, count in Counter(score for _, score in scores).items():
-            metrics.prioritize_scores.labels(profile, str(score)).inc(count)
-        return [{"Host": host, "Score": score} for host, score in scores]
+        answer = scheduler.prioritize(profile, args.pod, names, nodes)
+        metrics.scores_answered(profile, np.bincount(answer.scores).tolist())
+        # Thousands of hosts: encoded from structs in one call (twice as fast as building a dict per host).
+        return orjson.Fragment(_HOST_PRIORITIES.encode(list(map(_HostPriority, answer.hosts,
+                                                                  answer.scores.tolist()))))
 
     def prioritize_error(message: str, profile: str) -> tuple[int, Any]:
         # kube-scheduler ignores a failed prioritize; count it so that someone notices.

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch
+from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch, distinct
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
@@ -191,7 +191,7 @@ class Framework:
             if not codes.any():
                 continue
             # One status per distinct reason of this plugin, attributed to it; nodes share it.
-            for code in np.unique(codes).tolist():
+            for code in distinct(codes).tolist():
                 if not code:
                     continue
                 status = verdicts.statuses[code - 1]

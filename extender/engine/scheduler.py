@@ -9,14 +9,14 @@ pods on them, when full Node objects arrive.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from extender.cluster.cache import CacheError, ClusterCache, source_key
-from extender.cluster.columns import IntpArray, NodeBatch
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
@@ -84,6 +84,27 @@ class StaticBinder:
 
 
 _RECENT_RECORDS = 16
+
+
+class HostScores:
+    """prioritize's answer: each host given, in order, and its score; iterates as (host, score) pairs."""
+
+    __slots__ = ("hosts", "scores")
+
+    def __init__(self, hosts: list[str], scores: Int64Array) -> None:
+        self.hosts = hosts
+        self.scores = scores
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return zip(self.hosts, self.scores.tolist(), strict=True)
+
+    def __len__(self) -> int:
+        return len(self.hosts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HostScores) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, like a list
 
 
 def _identity(raw: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -251,7 +272,7 @@ class Scheduler:
         return answer
 
     def prioritize(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
-                   nodes: Sequence[SentNode] | None) -> list[tuple[str, int]]:
+                   nodes: Sequence[SentNode] | None) -> HostScores:
         """Each given node's 0..10 score, in the order given; unknown nodes score 0."""
         framework = self.framework(profile)
         pod = self.pod_record(raw_pod)
@@ -272,7 +293,7 @@ class Scheduler:
                             framework.profile.max_score)
         scores = np.zeros(len(order), np.int64)  # unknown nodes score 0
         scores[positions] = mapped
-        return list(zip(order, scores.tolist(), strict=True))
+        return HostScores(order, scores)
 
     def preempt(self, profile: str | None, raw_pod: Any,
                 candidates: Mapping[str, tuple[Sequence[str | Mapping[str, Any]], int]]

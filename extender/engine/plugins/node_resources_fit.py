@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, NodeBatch, trunc_div
+from extender.cluster.columns import Int64Array, NodeBatch, distinct, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.resource import is_extended_resource_name
@@ -203,10 +203,10 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                 reasons.append(f"Insufficient {name}")
                 unresolvable |= short & (amount > capacity)
         codes = np.where(bits == 0, 0, (bits << 1) | unresolvable)
-        distinct = np.unique(codes)
+        kinds = distinct(codes)
         statuses: list[Status] = []
         index = np.zeros(len(batch), np.int64)
-        for key in distinct.tolist():
+        for key in kinds.tolist():
             if key == 0:
                 continue
             mask = key >> 1

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 import numpy.typing as npt
 
-from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, trunc_div
+from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, distinct, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -234,7 +234,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             codes = batch.label_codes(key)
             values = batch.columns.label_values.get(key, [])
             over = np.zeros(len(values) + 1, np.bool_)  # code -1 (no label) reads the last entry
-            for code in np.unique(codes).tolist():
+            for code in distinct(codes).tolist():
                 if code >= 0:
                     over[code] = per_domain.get(values[code], 0) > limit
             open_ = verdict == 0
@@ -269,7 +269,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken in Score
                 values = candidates.columns.label_values.get(c.topology_key, [])
                 # A missing label reads as "" (only possible without require_all).
-                for code in np.unique(candidates.label_codes(c.topology_key)[kept]).tolist():
+                for code in distinct(candidates.label_codes(c.topology_key)[kept]).tolist():
                     per_domain[values[code] if code >= 0 else ""] = 0
             counts.append(per_domain)
         weights: list[float] = []
@@ -310,7 +310,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             else:
                 values = batch.columns.label_values.get(c.topology_key, [])
                 table = np.zeros(len(values) + 1, np.int64)
-                for code in np.unique(codes).tolist():
+                for code in distinct(codes).tolist():
                     if code >= 0:
                         table[code] = per_domain.get(values[code], 0)
                 count = table[codes]

@@ -106,3 +106,30 @@ def test_malformed_candidates_get_400_naming_the_field(client: TestClient, body:
 def test_a_node_that_cannot_be_read_is_a_filter_error_naming_it(client: TestClient) -> None:
     resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [{"metadata": 5}]}})
     assert resp.status_code == 200 and "Nodes.items[0]" in resp.json()["Error"]
+
+
+def test_a_name_list_sent_again_is_decoded_once_and_a_repeated_name_is_refused_every_time() -> None:
+    pod = make_pod("p")
+    body = orjson.dumps({"Pod": pod, "NodeNames": ["small", "big"]})
+    first = decode_candidate_args(body, 100).names
+    again = decode_candidate_args(orjson.dumps({"NodeNames": ["small", "big"], "Pod": pod}), 100).names
+    assert again is first and again == ["small", "big"]
+    assert decode_candidate_args(orjson.dumps({"Pod": pod, "NodeNames": ["big"]}), 100).names == ["big"]
+    client = TestClient(create_app(Scheduler(cluster(), [Framework(build_profile(None))])))
+    twice = orjson.dumps({"Pod": pod, "NodeNames": ["small", "big", "small"]})
+    for verb in ("filter", "prioritize", "filter"):
+        resp = client.post(f"/{verb}", content=twice, headers={"content-type": "application/json"})
+        assert resp.status_code == 400 and "'small' appears more than once" in resp.json()["Error"], verb
+
+
+def test_prioritize_answers_every_name_as_sent_in_order_whatever_its_characters() -> None:
+    client = TestClient(create_app(Scheduler(cluster(), [Framework(build_profile(None))])))
+    odd = ['quo"te', "back\\slash", "ünïcode", "line\u2028sep", "tab\tname", "</script>"]
+    names = ["big", *odd, "small"]
+    resp = client.post("/prioritize", content=orjson.dumps({"Pod": make_pod("p"), "NodeNames": names}),
+                       headers={"content-type": "application/json"})
+    assert resp.status_code == 200
+    answer = orjson.loads(resp.content)
+    assert [entry["Host"] for entry in answer] == names
+    assert all(list(entry) == ["Host", "Score"] and 0 <= entry["Score"] <= 10 for entry in answer)
+    assert [entry["Score"] for entry in answer[1:-1]] == [0] * len(odd)  # unknown nodes score 0

@@ -181,3 +181,19 @@ def test_trunc_div_truncates_toward_zero_as_go_does() -> None:
     # Go: 7/2=3, -7/2=-3, 7/-2=-3, -7/-2=3, 0/3=0, -1/2=0, 1/-2=0 (Python's // would floor -7//2 to -4).
     assert trunc_div(numerators, denominators).tolist() == [3, -3, -3, 3, 0, 0, 0]
     assert trunc_div(np.array([-150, 150], np.int64), 100).tolist() == [-1, 1]
+
+
+def test_distinct_is_numpys_unique_for_any_integer_array() -> None:
+    import random
+
+    import numpy as np
+
+    from extender.cluster.columns import distinct
+
+    rng = random.Random(3)
+    for _ in range(300):
+        size = rng.choice([0, 1, 5, 200])
+        low, span = rng.choice([-1, 0, 7, -5000, 2**40]), rng.choice([1, 3, 100, 10**6, 2**50])
+        dtype = rng.choice([np.int32, np.int64]) if abs(low) + span < 2**31 else np.int64
+        codes = np.array([low + rng.randrange(span) for _ in range(size)], dtype)
+        assert distinct(codes).tolist() == np.unique(codes).tolist(), (codes, low, span)
