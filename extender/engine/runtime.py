@@ -100,6 +100,10 @@ class Framework:
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
         self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
+        # Whether filter or score can reuse anything through an equivalence cache: only node-local plugins
+        # computed node by node (the columnar ones are recomputed for every pod, which is cheaper).
+        self.reuses_equivalence = any(p.node_local and not p.columnar for p in
+                                      [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins)])
         self.timer = timer
         self.plugin_metrics_percent = PLUGIN_METRICS_SAMPLE_PERCENT
 

@@ -169,8 +169,8 @@ class Scheduler:
                      pod: PodRecord) -> tuple[EquivalenceCache, str] | None:
         """The profile's equivalence cache and the pod's class key in it (None when disabled)."""
         equivalence = self.equivalence.get(framework.name)
-        if equivalence is None:
-            return None
+        if equivalence is None or not framework.reuses_equivalence:
+            return None  # never consulted: the pod's key is not worth computing
         return equivalence, equivalence_key(pod.raw) + dra_equivalence_suffix(snapshot, pod)
 
     def resolve_names(self, snapshot: Snapshot, names: Sequence[Any]) -> tuple[NodeBatch, IntpArray]:

@@ -112,3 +112,14 @@ def test_equivalence_key_ignores_identity_but_not_requirements() -> None:
     tolerant = make_pod("x", requests=[{"cpu": "500m", "memory": "1Gi"}],
                         tolerations=[{"key": "dedicated", "operator": "Exists"}])
     assert equivalence_key(tolerant) != equivalence_key(a)
+
+
+def test_only_profiles_with_plugins_computed_node_by_node_key_their_pods() -> None:
+    assert Framework(build_profile({"preset": "legacy"})).reuses_equivalence
+    default = Framework(build_profile(None))
+    assert not default.reuses_equivalence  # every node-local plugin is columnar: nothing to reuse
+    cache = ClusterCache()
+    cache.upsert_node(random_node(random.Random(0), "n0"))
+    scheduler = Scheduler(cache, [default])
+    pod = scheduler.pod_record(incoming(0, 0))
+    assert scheduler._equivalence(default, cache.snapshot(), pod) is None
