@@ -192,16 +192,18 @@ def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: 
     def refused(reason: str) -> None:
         rejected.labels(reason).inc()
 
+    # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
+    # be one more layer on every request.
     main = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=args.shutdown_grace,
-        timeout_keep_alive=args.keep_alive_timeout,
+        timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
         http=guarded_http(args.head_timeout, args.max_connections, refused), **tls))
     if health_port is None:
         main.run()
         return
     health = uvicorn.Server(uvicorn.Config(
         create_health_app(app), host=health_host, port=health_port, log_config=None, access_log=False,
-        lifespan="off", timeout_keep_alive=args.keep_alive_timeout,
+        lifespan="off", timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
         http=guarded_http(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
 
     async def both() -> None:

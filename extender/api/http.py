@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import msgspec
 import orjson
 from fastapi import Request
 from fastapi.responses import Response
+from starlette.requests import ClientDisconnect
+from starlette.types import Receive, Scope
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 5000-node NodeList is a few tens of MB
 
@@ -44,24 +47,51 @@ _SPLIT_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 async def read_body(request: Request, limit: int, timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> bytes:
     """The raw request body, refusing bodies over ``limit`` bytes before reading them all and bodies that take
     longer than ``timeout`` seconds to arrive (a stalled client must not hold a worker)."""
-    declared = request.headers.get("content-length")
+    return await read_asgi_body(request.scope, request.receive, limit, timeout)
+
+
+def header(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of a request header (``name`` in lower case), or None."""
+    for key, value in scope.get("headers") or ():
+        if key == name:
+            return bytes(value)
+    return None
+
+
+async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
+                         timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> bytes:
+    """read_body on the ASGI messages themselves (the verbs' path, which builds no Request object)."""
+    declared = header(scope, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise HTTPProblem(413, f"request body of {declared} bytes exceeds the limit of {limit} bytes", "too_large")
+        raise HTTPProblem(413, f"request body of {declared.decode()} bytes exceeds the limit of {limit} bytes",
+                          "too_large")
     chunks: list[bytes] = []
     size = 0
     try:
         async with asyncio.timeout(timeout):
-            async for chunk in request.stream():
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise ClientDisconnect()
+                chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > limit:
                     raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes", "too_large")
                 chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
     except TimeoutError:
         raise HTTPProblem(408, f"request body not received within {timeout:g} seconds", "timeout") from None
-    body = b"".join(chunks)
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if not body.strip():
         raise HTTPProblem(400, "empty request body: expected a JSON object", "empty")
     return body
+
+
+def incoming_request_id(scope: Scope) -> str:
+    """The request's id for logs: its X-Request-Id (at most 64 characters) or a new one."""
+    sent = header(scope, b"x-request-id")
+    return sent.decode("latin-1")[:64] if sent else uuid.uuid4().hex[:16]
 
 
 def decode_json(body: bytes | memoryview) -> Any:

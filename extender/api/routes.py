@@ -17,15 +17,15 @@ import numpy as np
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from extender.api.candidates import CandidateArgs, decode_candidate_args
 from extender.api.http import (
     DEFAULT_READ_TIMEOUT_SECONDS,
     HTTPProblem,
-    JSONResponse,
     decode_json,
-    read_body,
+    incoming_request_id,
+    read_asgi_body,
 )
 from extender.api.metrics import Metrics
 from extender.api.wire import (
@@ -46,6 +46,7 @@ from extender.cluster.columns import NodeNames
 from extender.cluster.engine_thread import EngineThread, Overloaded
 from extender.engine.scheduler import BindError, RequestError, Scheduler
 from extender.engine.sent_nodes import SentNode
+from extender.logs import request_id
 
 log = logging.getLogger("extender.api")
 
@@ -108,6 +109,13 @@ def _candidates(args: CandidateArgs, limits: RequestLimits) -> tuple[list[str] |
     return None, items
 
 
+def _response(answer: Answer) -> Response:
+    """An answer as a Starlette response (the documented FastAPI routes; the verbs' own path sends it raw)."""
+    status, body, headers = answer
+    return Response(body, status_code=status, media_type="application/json",
+                    headers={key.decode("latin-1"): value.decode("latin-1") for key, value in headers})
+
+
 def _check_count(field: str, count: int, limits: RequestLimits) -> None:
     if count > limits.max_nodes:
         raise HTTPProblem(413, f"{field}: {count} nodes exceed the limit of {limits.max_nodes} per request "
@@ -140,38 +148,53 @@ def _decode_folded(body: bytes, read: Callable[[Any], T]) -> T:
         return read(decode_keeping_key_order(body))
 
 
+Answer = tuple[int, bytes, list[tuple[bytes, bytes]]]  # status, JSON body, extra headers
+FastHandler = Callable[[Scope, Receive, str | None], Awaitable[Answer]]  # ASGI scope and receive, profile
+
+
 class VerbRouter(APIRouter):
     """The verbs' routes (documented in OpenAPI as usual), plus ``verbs``: verb -> handler for the fast path."""
 
-    verbs: dict[str, Callable[[Request, str | None], Awaitable[Response]]]
+    verbs: dict[str, FastHandler]
 
 
 class FastVerbs:
-    """Serves POST /<verb> and /profiles/<name>/<verb> straight from the handlers, ahead of FastAPI's routing.
+    """Serves POST /<verb> and /profiles/<name>/<verb> from the ASGI call itself, ahead of FastAPI.
 
-    kube-scheduler calls these verbs for every pod; FastAPI's router, dependency and exception layers cost
-    a large share of a millisecond-scale request, and these handlers need none of them (they read the raw
-    body and answer a ready Response). Everything else, OpenAPI included, goes to the application.
+    kube-scheduler calls these verbs for every pod; FastAPI's router, dependency and exception layers and
+    Starlette's request and response objects cost a large share of a millisecond-scale request, and these
+    handlers need none of them: they read the raw body from the ASGI messages and answer status, JSON and
+    headers, sent here with the request's id as two messages. Everything else, OpenAPI included, goes to
+    the application.
     """
 
-    def __init__(self, app: ASGIApp, verbs: dict[str, Callable[[Request, str | None], Awaitable[Response]]]) -> None:
-        self.app = app
+    def __init__(self, verbs: dict[str, FastHandler]) -> None:
         self.verbs = verbs
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            parts = scope["path"].strip("/").split("/")
-            handler = None
-            profile: str | None = None
-            if len(parts) == 1:
-                handler = self.verbs.get(parts[0])
-            elif len(parts) == 3 and parts[0] == "profiles" and parts[1]:
-                handler, profile = self.verbs.get(parts[2]), parts[1]
-            if handler is not None:
-                response = await handler(Request(scope, receive), profile)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer the request if it is a verb's; False (nothing sent) otherwise."""
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return False
+        parts = scope["path"].strip("/").split("/")
+        handler = None
+        profile: str | None = None
+        if len(parts) == 1:
+            handler = self.verbs.get(parts[0])
+        elif len(parts) == 3 and parts[0] == "profiles" and parts[1]:
+            handler, profile = self.verbs.get(parts[2]), parts[1]
+        if handler is None:
+            return False
+        rid = incoming_request_id(scope)
+        token = request_id.set(rid)
+        try:
+            status, body, headers = await handler(scope, receive, profile)
+        finally:
+            request_id.reset(token)
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
+            (b"x-request-id", rid.encode("latin-1")), *headers]})
+        await send({"type": "http.response.body", "body": body})
+        return True
 
 
 def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
@@ -187,20 +210,20 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     engine = engine or EngineThread()
     limits = limits or RequestLimits()
 
-    async def run(verb: str, request: Request, profile: str | None, serve: Server,
-                  error_body: Callable[[str, str], Any]) -> Response:
+    async def run(verb: str, scope: Scope, receive: Receive, profile: str | None, serve: Server,
+                  error_body: Callable[[str, str], Any]) -> Answer:
         started = time.perf_counter()
         name = profile or scheduler.default_profile
         if name not in scheduler.frameworks:
             metrics.rejected_requests.labels("unknown_profile").inc()
-            return JSONResponse({"Error": f"no profile named {name!r}; profiles: {sorted(scheduler.frameworks)}"},
-                                status_code=404)
+            return 404, orjson.dumps(
+                {"Error": f"no profile named {name!r}; profiles: {sorted(scheduler.frameworks)}"}), []
         status = 200
-        headers: dict[str, str] | None = None
+        headers: list[tuple[bytes, bytes]] = []
         try:
-            content = await serve(await read_body(request, max_body_bytes, read_timeout), name)
+            content = await serve(await read_asgi_body(scope, receive, max_body_bytes, read_timeout), name)
         except Overloaded as err:
-            status, headers = 503, {"Retry-After": str(err.retry_after)}
+            status, headers = 503, [(b"retry-after", str(err.retry_after).encode())]
             metrics.rejected_requests.labels("overloaded").inc()
             content = {"Error": str(err)}
         except HTTPProblem as err:
@@ -221,7 +244,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
                                                  "error": content.get("Error") if isinstance(content, dict) else ""})
         elif log.isEnabledFor(logging.DEBUG):
             log.debug("request", extra={"verb": verb, "profile": name, "seconds": round(elapsed, 6)})
-        return JSONResponse(content, status_code=status, headers=headers)
+        return status, orjson.dumps(content), headers
 
     def do_filter(body: bytes, profile: str) -> Any:
         args = decode_candidate_args(body, limits.max_nodes)
@@ -324,18 +347,18 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         def make(verb: str = verb, serve: Server = serve,
                  on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> tuple[Any, Any]:
             async def for_default(request: Request) -> Response:
-                return await run(verb, request, None, serve, on_error)
+                return _response(await run(verb, request.scope, request.receive, None, serve, on_error))
 
             async def for_profile(profile: str, request: Request) -> Response:
-                return await run(verb, request, profile, serve, on_error)
+                return _response(await run(verb, request.scope, request.receive, profile, serve, on_error))
 
             return for_default, for_profile
 
         default_route, profile_route = make()
 
-        async def fast(request: Request, profile: str | None, verb: str = verb, serve: Server = serve,
-                       on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> Response:
-            return await run(verb, request, profile, serve, on_error)
+        async def fast(scope: Scope, receive: Receive, profile: str | None, verb: str = verb,
+                       serve: Server = serve, on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> Answer:
+            return await run(verb, scope, receive, profile, serve, on_error)
 
         router.verbs[verb] = fast
         extra = _body_doc(request_model)

@@ -264,3 +264,17 @@ def test_repeated_names_are_refused_before_they_are_decoded() -> None:
     resp = client.post("/prioritize", content=body, headers=JSON)
     assert resp.status_code == 413, resp.text[:300]
     assert "about 600000 nodes exceed the limit of 100" in resp.json()["Error"]
+
+
+def test_verbs_answer_json_with_the_request_id_sent_or_a_new_one(client: TestClient) -> None:
+    body = orjson.dumps({"Pod": make_pod("p"), "NodeNames": ["a"]})
+    tagged = client.post("/filter", content=body, headers={**JSON, "X-Request-Id": "trace-42"})
+    assert tagged.status_code == 200 and tagged.headers["x-request-id"] == "trace-42"
+    assert tagged.headers["content-type"] == "application/json"
+    assert int(tagged.headers["content-length"]) == len(tagged.content)
+    fresh = [client.post(f"/{verb}", content=body, headers=JSON).headers["x-request-id"]
+             for verb in ("filter", "prioritize")]
+    assert all(len(rid) == 16 for rid in fresh) and fresh[0] != fresh[1]
+    unknown = client.post("/profiles/nope/filter", content=body, headers={**JSON, "X-Request-Id": "t"})
+    assert unknown.status_code == 404 and "no profile named 'nope'" in unknown.json()["Error"]
+    assert unknown.headers["x-request-id"] == "t"
