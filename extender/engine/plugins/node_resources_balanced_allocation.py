@@ -69,7 +69,7 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
         self.scorer = ResourceAllocationScorer(resources, balanced_resource_scorer, use_requested=True)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        requests = self.scorer.pod_request_list(pod.raw)
+        requests = self.scorer.requests_of(pod)
         if not any(requests):
             return SKIP  # a best-effort pod does not change any node's balance
         state.data[_PRESCORE_KEY] = (requests, self.scorer.dra_view(state.snapshot.dra))

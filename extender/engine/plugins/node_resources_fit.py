@@ -216,7 +216,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         return Verdicts(index, statuses)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        state.data[_PRESCORE_KEY] = (self.scorer.pod_request_list(pod.raw), self.scorer.dra_view(state.snapshot.dra))
+        state.data[_PRESCORE_KEY] = (self.scorer.requests_of(pod), self.scorer.dra_view(state.snapshot.dra))
         return None
 
     def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:

@@ -16,6 +16,7 @@ import numpy as np
 
 from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.dra_objects import DRAView
+from extender.cluster.records import PodRecord
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from extender.engine.plugins.dra_extended_resources import DeviceTotals, is_dra_extended_resource_name
 from extender.engine.profile import ProfileError
@@ -67,6 +68,7 @@ class ResourceAllocationScorer:
         self.resources = tuple(resources)
         self.pod_level_resources = pod_level_resources
         self.names = tuple(name for name, _ in self.resources)
+        self._memo_key = f"resource_allocation.requests:{use_requested}:{pod_level_resources}:{self.names}"
         self.weights = tuple(weight for _, weight in self.resources)
         self.scorer = scorer
         self.use_requested = use_requested
@@ -77,6 +79,13 @@ class ResourceAllocationScorer:
         requests = pod_requests(raw_pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS,
                                 pod_level_resources=self.pod_level_resources)
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
+
+    def requests_of(self, pod: PodRecord) -> list[int]:
+        """pod_request_list of a record, kept with it (scorers configured alike share it; do not mutate)."""
+        held: list[int] | None = pod.memo.get(self._memo_key)
+        if held is None:
+            held = pod.memo[self._memo_key] = self.pod_request_list(pod.raw)
+        return held
 
     def dra_view(self, view: DRAView) -> DRAView | None:
         """The DRA view the scores read, or None when no configured resource is one a DeviceClass stands

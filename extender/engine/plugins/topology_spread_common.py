@@ -335,6 +335,9 @@ def _string_map(obj: Any) -> dict[str, str] | None:
     return dict(obj)
 
 
+_SELECTOR_MEMO = "topology_spread.default_selector"
+
+
 class DefaultSelectors:
     """helper.DefaultSelector over a snapshot's raw objects, with Services indexed per namespace.
 
@@ -366,7 +369,18 @@ class DefaultSelectors:
         return self._index.get(namespace, [])
 
     def selector_for(self, pod: PodRecord, snapshot: Snapshot) -> SpreadSelector:
-        """The pod's default selector (spread.go:37): matching Services' selectors, then its controller's."""
+        """The pod's default selector (spread.go:37): matching Services' selectors, then its controller's.
+
+        Kept with the pod's record for as long as the snapshot's objects are the same mapping (the cache
+        replaces it whenever a Service or controller changes): PreFilter and PreScore both ask for it."""
+        held: tuple[object, SpreadSelector] | None = pod.memo.get(_SELECTOR_MEMO)
+        if held is not None and held[0] is snapshot.objects:
+            return held[1]
+        selector = self._selector_for(pod, snapshot)
+        pod.memo[_SELECTOR_MEMO] = (snapshot.objects, selector)
+        return selector
+
+    def _selector_for(self, pod: PodRecord, snapshot: Snapshot) -> SpreadSelector:
         label_set: dict[str, str] = {}
         labels = pod.labels
         for selector in self._service_selectors(snapshot, pod.namespace):
