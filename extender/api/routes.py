@@ -53,6 +53,8 @@ log = logging.getLogger("extender.api")
 Handler = Callable[[bytes, str], Any]  # raw body, profile -> answer (runs on the engine thread)
 T = TypeVar("T")
 Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (on the event loop)
+Answer = tuple[int, bytes, list[tuple[bytes, bytes]]]  # status, JSON body, extra headers
+FastHandler = Callable[[Scope, Receive, str | None], Awaitable[Answer]]  # ASGI scope and receive, profile
 
 # A verb body up to this size may be computed on the event loop when the engine thread is idle (see
 # EngineThread.request's ``quick``): what kube-scheduler sends with nodeCacheCapable and its default
@@ -146,10 +148,6 @@ def _decode_folded(body: bytes, read: Callable[[Any], T]) -> T:
         return read(decode_json(body))
     except AmbiguousKeys:
         return read(decode_keeping_key_order(body))
-
-
-Answer = tuple[int, bytes, list[tuple[bytes, bytes]]]  # status, JSON body, extra headers
-FastHandler = Callable[[Scope, Receive, str | None], Awaitable[Answer]]  # ASGI scope and receive, profile
 
 
 class VerbRouter(APIRouter):

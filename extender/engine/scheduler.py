@@ -152,6 +152,7 @@ class Scheduler:
         held = self._records.get(identity) if identity is not None else None
         if held is not None and held.raw == raw:
             self._records.move_to_end(identity)  # type: ignore[arg-type]  # not None when held
+            self.recent.remember(held)  # the same version: only marks it recently seen, for the bind
             return held
         try:
             pod = PodRecord(raw)
