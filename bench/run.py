@@ -579,10 +579,9 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         # that a machine shared with other work moves every side. The extender runs only during its own
         # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
         sides = {"extender": ROOT, **({"before": before} if before is not None else {})}
-        rates: dict[str, list[float]] = {"alone": [], **{side: [] for side in sides}}
+        rates: dict[str, list[float]] = {"alone": [], "null": [], **{side: [] for side in sides}}
         cpu: dict[str, list[float]] = {side: [] for side in sides}
         served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
-        rates["null"] = []
         for round_ in range(rounds):
             rates["alone"].append(run(f"alone{round_}", None))
             rates["null"].append(run_null(f"null{round_}"))
@@ -594,22 +593,18 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
                     served[side].setdefault(verb, []).append(value)
         out = {"nodes": float(nodes), "pods": float(pods), "runs": float(rounds), "qps": float(THROUGHPUT_QPS)}
         for side, values in rates.items():
-            key = "extender" if side == "extender" else side
-            out.update({f"{key}_pods_per_s": statistics.median(values), f"{key}_min": min(values),
-                        f"{key}_max": max(values)})
-            if side == "null":
-                ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
-                out.update({"null_ratio_median": statistics.median(ratios), "null_ratio_min": min(ratios),
-                            "null_ratio_max": max(ratios)})
-            elif side != "alone":
-                ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
-                prefix = "ratio" if side == "extender" else f"{side}_ratio"
-                out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
-                            f"{prefix}_max": max(ratios),
-                            f"{key}_cpu_ms_per_pod": statistics.median(cpu[side]),
-                            **{f"{key}_{verb}_mean_ms": 1000 * statistics.median(v)
+            out.update({f"{side}_pods_per_s": statistics.median(values), f"{side}_min": min(values),
+                        f"{side}_max": max(values)})
+            if side == "alone":
+                continue
+            ratios = [e / a for a, e in zip(rates["alone"], values, strict=True)]
+            prefix = "ratio" if side == "extender" else f"{side}_ratio"
+            out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
+                        f"{prefix}_max": max(ratios)})
+            if side in cpu:  # our extender's sides (the do-nothing one is not measured inside)
+                out.update({f"{side}_cpu_ms_per_pod": statistics.median(cpu[side]),
+                            **{f"{side}_{verb}_mean_ms": 1000 * statistics.median(v)
                                for verb, v in served[side].items()}})
-        out["alone_pods_per_s"] = statistics.median(rates["alone"])
         return out
     finally:
         client.close()

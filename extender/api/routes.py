@@ -282,13 +282,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     def decode_bind(body: bytes) -> ExtenderBindingArgs:
         return _decode_folded(body, lambda decoded: decode(decoded, ExtenderBindingArgs))
 
-
     async def bind(body: bytes, profile: str) -> Any:
-        args = None
-        if len(body) <= INLINE_MAX_BODY_BYTES:
-            _, args = engine.run_here_if_idle(decode_bind, body)
-        if args is None:
-            args = await engine.request(decode_bind, body)
+        # Decoding reads no cache: a small body is decoded right here, a large one on the engine thread so
+        # that it never holds the event loop.
+        args = decode_bind(body) if len(body) <= INLINE_MAX_BODY_BYTES else await engine.request(decode_bind, body)
         try:
             await scheduler.bind(args.PodNamespace or "default", args.PodName, args.PodUID, args.Node,
                                  on_cache=engine.write)  # each step on the loop while it stays quick

@@ -17,13 +17,14 @@ refused: dropping a watch event would leave the cache wrong.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import gc
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, TypeVar
 
 log = logging.getLogger("extender.engine")
@@ -66,6 +67,18 @@ class _Job:
         # (key, threshold) when the job's CPU time decides whether the next one of that key may run on the
         # caller's thread (see _timed); None otherwise.
         self.timed: tuple[Hashable, float] | None = None
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """No garbage collection while a step runs (reference counting still frees as it goes)."""
+    collect = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collect:
+            gc.enable()
 
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -149,16 +162,13 @@ class EngineThread:
         # and a young collection over them holds the interpreter for tens to hundreds of milliseconds,
         # during which the event loop cannot answer a probe. Reference counting frees them when the job
         # ends.
-        collect = gc.isenabled()
-        gc.disable()
         try:
-            return True, job.context.run(job.fn, *job.args)
+            with _no_collection():
+                return True, job.context.run(job.fn, *job.args)
         except BaseException as err:  # handed to the awaiting caller, which decides
             return False, err
         finally:
             self.busy_since = 0.0
-            if collect:
-                gc.enable()
             if job.timed is not None:
                 self._timed(*job.timed, time.thread_time() - started)
 
@@ -213,13 +223,8 @@ class EngineThread:
         try:
             if self._submitted != self._finished:  # queued between the check and the lock
                 return False, None
-            collect = gc.isenabled()
-            gc.disable()  # as on the engine thread: no collection in the middle of the step
-            try:
+            with _no_collection():  # as on the engine thread
                 return True, fn(*args)
-            finally:
-                if collect:
-                    gc.enable()
         finally:
             self._running.release()
 

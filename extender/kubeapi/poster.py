@@ -3,7 +3,7 @@
 kube-scheduler binds pods in parallel goroutines, so the extender's bind verb is the one call it makes per
 pod that ends in an apiserver request. Through httpx (httpcore, anyio's TLS stream, h11), one such POST
 cost the event loop more CPU than the filter and prioritize calls of the same pod together. This client
-does only what a Binding needs: keep-alive connections from a small pool (uvloop's TLS transport), one
+does only what a Binding needs: keep-alive connections from a small pool (asyncio's own streams and TLS), one
 request written in one call, and a response read by its Content-Length or chunked, with the bearer token of
 the cluster configuration (refreshed and retried once on a 401, as the httpx client does).
 

@@ -68,6 +68,13 @@ def created(body: bytes = b'{"kind":"Status","status":"Success"}') -> bytes:
         len(body), body)
 
 
+def always(raw: bytes | None) -> Answer:
+    """A server answer that is the same for every request (None: drop the connection unanswered)."""
+    async def answer(head: bytes, body: bytes, number: int) -> bytes | None:
+        return raw
+    return answer
+
+
 def poster(url: str, tokens: TokenSource | None = None, timeout: float = 5.0) -> Poster:
     return Poster(ClusterConfig(server=url, tokens=tokens or StaticToken("secret")), timeout=timeout,
                   user_agent="test")
@@ -75,10 +82,7 @@ def poster(url: str, tokens: TokenSource | None = None, timeout: float = 5.0) ->
 
 def test_posts_json_with_token_and_reuses_the_connection() -> None:
     async def main() -> None:
-        async def answer(head: bytes, body: bytes, number: int) -> bytes:
-            return created()
-
-        async with Server(answer) as server:
+        async with Server(always(created())) as server:
             client = poster(server.url)
             for _ in range(3):
                 status, _reason, body = await client.post("/api/v1/namespaces/a/pods/p/binding", b'{"x":1}')
@@ -95,11 +99,9 @@ def test_posts_json_with_token_and_reuses_the_connection() -> None:
 
 def test_reads_a_chunked_answer_and_an_error_status() -> None:
     async def main() -> None:
-        async def answer(head: bytes, body: bytes, number: int) -> bytes:
-            return (b"HTTP/1.1 409 Conflict\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    b"5\r\n{\"rea\r\n1b;ext=1\r\nson\":\"Conflict\",\"code\":409}\r\n0\r\n\r\n")
-
-        async with Server(answer) as server:
+        chunked = (b"HTTP/1.1 409 Conflict\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   b"5\r\n{\"rea\r\n1b;ext=1\r\nson\":\"Conflict\",\"code\":409}\r\n0\r\n\r\n")
+        async with Server(always(chunked)) as server:
             client = poster(server.url)
             status, reason, body = await client.post("/x", b"{}")
             assert (status, reason) == (409, "Conflict")
@@ -114,10 +116,7 @@ def test_reads_a_chunked_answer_and_an_error_status() -> None:
 
 def test_a_connection_the_server_closed_is_replaced_without_losing_the_request() -> None:
     async def main() -> None:
-        async def answer(head: bytes, body: bytes, number: int) -> bytes:
-            return created()
-
-        async with Server(answer) as server:
+        async with Server(always(created())) as server:
             client = poster(server.url)
             assert (await client.post("/x", b"{}"))[0] == 201
             for writer in server.writers:  # the server ends its idle keep-alive connections
@@ -132,10 +131,7 @@ def test_a_connection_the_server_closed_is_replaced_without_losing_the_request()
 
 def test_a_request_the_server_dropped_unanswered_on_a_new_connection_is_an_error_not_a_retry() -> None:
     async def main() -> None:
-        async def answer(head: bytes, body: bytes, number: int) -> bytes | None:
-            return None
-
-        async with Server(answer) as server:
+        async with Server(always(None)) as server:
             client = poster(server.url)
             with pytest.raises(PostError, match="closed"):
                 await client.post("/x", b"{}")
@@ -188,10 +184,7 @@ def test_no_answer_in_time_is_an_error() -> None:
 
 def test_malformed_answer_is_an_error() -> None:
     async def main() -> None:
-        async def answer(head: bytes, body: bytes, number: int) -> bytes:
-            return b"SPDY/3 200 OK\r\n\r\n"
-
-        async with Server(answer) as server:
+        async with Server(always(b"SPDY/3 200 OK\r\n\r\n")) as server:
             client = poster(server.url)
             with pytest.raises(PostError, match="malformed answer"):
                 await client.post("/x", b"{}")
@@ -205,10 +198,8 @@ def test_binder_reports_apiserver_message_and_unreachable_server() -> None:
         status = orjson.dumps({"kind": "Status", "reason": "Conflict", "code": 409,
                                "message": 'pod "web" is already assigned to node "n1"'})
 
-        async def answer(head: bytes, body: bytes, number: int) -> bytes:
-            return b"HTTP/1.1 409 Conflict\r\nContent-Length: %d\r\n\r\n%s" % (len(status), status)
-
-        async with Server(answer) as server:
+        conflict = b"HTTP/1.1 409 Conflict\r\nContent-Length: %d\r\n\r\n%s" % (len(status), status)
+        async with Server(always(conflict)) as server:
             url = server.url
             kube = KubeClient(ClusterConfig(server=url, tokens=StaticToken("t")))
             with pytest.raises(RuntimeError, match='binding ns/web to n2: pod "web" is already assigned'):
