@@ -114,6 +114,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     counts = CacheCounts(scheduler.cache.counts)
     metrics = metrics or Metrics(counts)
     metrics.track_readiness(lambda: readiness()[0] if readiness is not None else True)
+    metrics.track_release(lambda: scheduler.release.describe())
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -195,6 +196,7 @@ class Probes:
 
     def __init__(self, scheduler: Scheduler, metrics: Metrics, counts: Callable[[], dict[str, int]],
                  readiness: ReadinessCheck | None) -> None:
+        self.scheduler = scheduler
         self.profiles = sorted(scheduler.frameworks)
         self.registry = metrics.registry
         self.counts = counts
@@ -208,6 +210,11 @@ class Probes:
         """Readiness, with the cache's counts and the source's state."""
         ready, details = self.readiness() if self.readiness is not None else (True, {})
         body = {"ready": ready, **details, "profiles": self.profiles, "cache": self.counts()}
+        if "kubernetesVersion" not in details:  # the source is still reading /version otherwise
+            release = self.scheduler.release
+            body["kubernetesVersion"] = release.describe()
+            if release.warning:
+                body["warnings"] = [release.warning]
         return JSONResponse(body, status_code=200 if ready else 503)
 
     def metrics(self) -> Response:

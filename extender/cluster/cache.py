@@ -25,6 +25,7 @@ from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, SlimPod, slim_pod
 from extender.cluster.snapshot import Snapshot
+from extender.kube.release import Release, default_release
 
 # Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
 OBJECT_KINDS = (
@@ -68,8 +69,11 @@ def source_key(obj: Mapping[str, Any], kind: str) -> str:
 class ClusterCache:
     """Nodes, pods and related objects; the single writer of scheduling state."""
 
-    def __init__(self, assumed_ttl_seconds: float = 30.0) -> None:
+    def __init__(self, assumed_ttl_seconds: float = 30.0, release: Release | None = None) -> None:
         self.assumed_ttl_seconds = assumed_ttl_seconds
+        # The kube-scheduler release whose rules the cache's own computations follow (a resized pod's requests,
+        # which DRA objects count): set before the first object arrives, see follow().
+        self.release = release or default_release()
         self._nodes: dict[str, NodeInfo] = {}
         self._pods: dict[str, _PodState] = {}
         # Keys of the assumed pods among them: counts and expiry read these, never all 150k pods.
@@ -78,8 +82,17 @@ class ClusterCache:
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
         self._objects_dirty = True
-        self.dra = DRAObjects()  # ResourceSlices, ResourceClaims, DeviceClasses (records), assumed claims
+        # ResourceSlices, ResourceClaims, DeviceClasses, DeviceTaintRules (records), assumed claims
+        self.dra = DRAObjects(self.release)
         self._snapshot = Snapshot()
+
+    def follow(self, release: Release) -> None:
+        """Follow another release's rules; only before any pod or DRA object is held (the live source settles the
+        release before it lists anything, and a dump's recorded version is read before its objects)."""
+        if self._pods or self._pending or not self.dra.empty:
+            raise CacheError("the cache's release can only change while it holds no pods and no DRA objects")
+        self.release = release
+        self.dra = DRAObjects(release)
 
     # ---- nodes ---------------------------------------------------------------------------------
     def upsert_node(self, raw: Mapping[str, Any]) -> NodeRecord:
@@ -107,7 +120,7 @@ class ClusterCache:
     # ---- pods ----------------------------------------------------------------------------------
     def upsert_pod(self, raw: Mapping[str, Any]) -> PodRecord:
         """Add or replace a pod as reported by the source (confirms an assumed pod)."""
-        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw)
+        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw, minor=self.release.minor)
         state = self._pods.get(record.cache_key)
         if state is not None and state.assumed and not record.node_name:
             # An event from before our Binding (or a relist racing it): the assumption stands until the
@@ -189,7 +202,7 @@ class ClusterCache:
         self.dra.assume(pod.cache_key, claims)
         raw = SlimPod(slim_pod(pod.raw))  # a copy: the pending pod's own object stays as it is
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
-        assumed = PodRecord(raw)
+        assumed = PodRecord(raw, minor=self.release.minor)
         self._pending.pop(pod.cache_key, None)
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)

@@ -28,6 +28,7 @@ from extender.dra.records import (
     device_class_record,
     slice_record,
 )
+from extender.kube.release import Release, default_release
 
 DRA_KINDS = ("ResourceSlice", "ResourceClaim", "DeviceClass")
 IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
@@ -106,9 +107,13 @@ def _version(obj: Mapping[str, Any]) -> str:
 
 
 class DRAObjects:
-    """The cache's DRA objects; single writer, read through :meth:`view`."""
+    """The cache's DRA objects; single writer, read through :meth:`view`.
 
-    def __init__(self) -> None:
+    ``release`` decides what the view is made of the objects, as the release's DRA manager does.
+    """
+
+    def __init__(self, release: Release | None = None) -> None:
+        self.release = release or default_release()
         self._slices: dict[str, SliceRecord] = {}
         self._claims: dict[str, ClaimEntry] = {}
         self._classes: dict[str, tuple[Mapping[str, Any], DeviceClassRecord]] = {}
@@ -151,6 +156,11 @@ class DRAObjects:
         if kind == "DeviceClass":
             return self._classes
         return self._claims
+
+    @property
+    def empty(self) -> bool:
+        """Nothing held at all."""
+        return not (self._slices or self._claims or self._classes or self._assumed)
 
     def counts(self) -> dict[str, int]:
         """Object counts per kind, and how many claim allocations are assumed."""

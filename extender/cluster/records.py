@@ -218,7 +218,8 @@ class PodRecord:
         "uid",
     )
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any], *, minor: int = 37) -> None:
+        """``minor``: the release whose rules count a resized pod's requests (see kube.resources)."""
         if not isinstance(raw, Mapping):
             raise RecordError(f"Pod: expected an object, got {type(raw).__name__}")
         meta = _mapping(raw.get("metadata"), "metadata")
@@ -243,7 +244,7 @@ class PodRecord:
         if not isinstance(priority, int):
             raise RecordError("spec.priority: expected an integer")
         self.priority: int = priority
-        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")))
+        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")), minor)
         self.host_ports = _host_ports(spec)
         self.tolerations = _tolerations(spec.get("tolerations"))
         affinity = _mapping(spec.get("affinity"), "spec.affinity")
@@ -297,7 +298,8 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
     return statuses, resize
 
 
-def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool) -> tuple[Resource, int, int]:
+def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool,
+                   minor: int) -> tuple[Resource, int, int]:
     """The pod's request vector and its non-zero cpu/memory, memoised by the fields they depend on.
 
     Replicas of one controller share their resource specs, so computing these (exact Fraction arithmetic
@@ -305,7 +307,8 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     makes ingesting 150k pods several times faster. The returned Resource is shared: never mutate it.
 
     Pods already on a node count with the resources their status reports after an in-place resize
-    (InPlacePodVerticalScaling is GA: NodeInfo uses UseStatusResources); an incoming pod has none.
+    (InPlacePodVerticalScaling is GA: NodeInfo uses UseStatusResources), as release 1.<minor> counts them; an
+    incoming pod has none.
     """
     status = raw.get("status") if on_node else None
     status_fields = _status_resource_fields(status) if isinstance(status, Mapping) else None
@@ -314,7 +317,7 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
         key = orjson.dumps((
             [_resource_fields(c) for c in containers] if isinstance(containers, list) else containers,
             [_resource_fields(c) for c in inits] if isinstance(inits, list) else inits,
-            spec.get("overhead"), spec.get("resources"), on_node, status_fields,
+            spec.get("overhead"), spec.get("resources"), on_node, status_fields, minor if status_fields else 0,
         ))
     except TypeError:  # something orjson cannot encode: no memo, the computation will say what is wrong
         key = b""
@@ -322,8 +325,8 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     if cached is not None:
         return cached
     try:
-        result = (Resource.from_requests(pod_requests(raw, use_status_resources=on_node)),
-                  *non_zero_requests(raw, use_status_resources=on_node))
+        result = (Resource.from_requests(pod_requests(raw, use_status_resources=on_node, minor=minor)),
+                  *non_zero_requests(raw, use_status_resources=on_node, minor=minor))
     except (ResourceError, QuantityError) as err:
         raise RecordError(str(err)) from err
     if key:

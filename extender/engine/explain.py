@@ -68,9 +68,9 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
             node_names: Sequence[str] | None = None, *, nodes: Sequence[NodeInfo] | None = None) -> dict[str, Any]:
     """Explain a pod against a snapshot: all nodes, the named ones in that order, or ``nodes`` as given."""
     try:
-        pod = PodRecord(raw_pod)
+        pod = PodRecord(raw_pod, minor=framework.release.minor)
     except RecordError as err:
-        return {"error": f"Pod: {err}", "prefilter": {}, "nodes": {}}
+        return {"error": f"Pod: {err}", "prefilter": {}, "nodes": {}, "kubernetes": framework.release.describe()}
     unknown: list[str] = []
     if nodes is not None:
         candidates = list(nodes)
@@ -85,6 +85,7 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     out["error"] = None
     out["pod"] = pod.key
     out["profile"] = framework.name
+    out["kubernetes"] = framework.release.describe()  # the kube-scheduler release whose rules gave these verdicts
     out["schedulerName"] = scheduler_name(raw_pod)
     out["unknown_nodes"] = unknown
     feasible = [name for name, entry in out["nodes"].items() if entry["feasible"]]
@@ -278,12 +279,28 @@ def render_table(result: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def release_line(kubernetes: Any) -> str:
+    """``kube-scheduler v1.37.2 rules (...)``: the release an answer followed and why, with any warning."""
+    if not isinstance(kubernetes, Mapping):
+        return "kube-scheduler release unknown"
+    text = f"kube-scheduler {kubernetes.get('upstream')} rules"
+    if kubernetes.get("setting") == "auto":
+        reported = kubernetes.get("reported")
+        text += f" (auto: {kubernetes.get('source')} reports {reported})" if reported else " (auto: newest supported)"
+    gates = kubernetes.get("featureGates") or {}
+    if gates:
+        text += "; feature gates " + ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())
+    if kubernetes.get("warning"):
+        text += f"\nwarning: {kubernetes['warning']}"
+    return text
+
+
 def render_outcome(result: Mapping[str, Any]) -> list[str]:
     """The explanation's conclusion in a few lines: pod and profile, binding, and the cycle's outcome."""
     lines: list[str] = []
     if result.get("pod"):
         lines.append(f"pod {result['pod']}: profile {result.get('profile')} "
-                     f"(spec.schedulerName {result.get('schedulerName')})")
+                     f"(spec.schedulerName {result.get('schedulerName')}), {release_line(result.get('kubernetes'))}")
     if result.get("note"):
         lines.append(f"note: {result['note']}")
     if result.get("bound"):

@@ -91,11 +91,12 @@ class Framework:
     def __init__(self, profile: Profile, timer: PluginTimer | None = None) -> None:
         self.profile = profile
         self.name = profile.name
+        self.release = profile.release  # the kube-scheduler release (minor, feature gates) it follows
         instances: dict[str, Any] = {}
 
         def instance(name: str) -> Any:
             if name not in instances:
-                instances[name] = lookup(name)(profile.args.get(name))
+                instances[name] = lookup(name, profile.release).build(profile.args.get(name), profile.release)
             return instances[name]
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]

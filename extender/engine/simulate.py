@@ -43,6 +43,7 @@ class SimulationResult:
     placements: list[Placement] = field(default_factory=list)
     before: dict[str, dict[str, Any]] = field(default_factory=dict)
     after: dict[str, dict[str, Any]] = field(default_factory=dict)
+    kubernetes: dict[str, Any] = field(default_factory=dict)  # the kube-scheduler release followed (describe())
 
     @property
     def scheduled(self) -> list[Placement]:
@@ -61,6 +62,7 @@ class SimulationResult:
                           for p in self.scheduled],
             "unschedulable": [{"pod": p.pod, "message": p.message} for p in self.unschedulable],
             "utilization": {"before": self.before, "after": self.after},
+            "kubernetes": self.kubernetes,
         }
 
 
@@ -140,7 +142,7 @@ class Simulator:
         meta = raw_pod.get("metadata") or {}
         label = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
         try:
-            pod = PodRecord(raw_pod)
+            pod = PodRecord(raw_pod, minor=self.framework.release.minor)
         except RecordError as err:
             return Placement(label, message=f"invalid pod: {err}")
         snapshot = self.cache.snapshot()
@@ -179,7 +181,7 @@ class Simulator:
     def run(self, pods: Sequence[Mapping[str, Any]],
             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
         """Place every pod in order; ``progress(done, total)`` is called after each."""
-        result = SimulationResult(before=utilization(self.cache))
+        result = SimulationResult(before=utilization(self.cache), kubernetes=self.framework.release.describe())
         for i, raw in enumerate(pods):
             result.placements.append(self.place(_identified(raw, i)))
             if progress is not None:
