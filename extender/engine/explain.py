@@ -33,6 +33,7 @@ from extender.engine.mapping import map_scores
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.simulate import fit_error_message, prefilter_narrowing
+from extender.kube.release import Release
 
 BEST_NODES = 3
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -225,17 +226,18 @@ def frozen(snapshot: Snapshot) -> Snapshot:
 
 
 def explain_objects(objects: Iterable[Mapping[str, Any]], pod: Mapping[str, Any],
-                    profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Explain a pod against a list of raw objects, with a KubeSchedulerConfiguration-shaped profile."""
-    cache = ClusterCache()
+                    profile: Mapping[str, Any] | None = None, release: Release | None = None) -> dict[str, Any]:
+    """Explain a pod against a list of raw objects, with a KubeSchedulerConfiguration-shaped profile, following
+    ``release`` (default: the newest supported one with its default gates)."""
+    cache = ClusterCache(release=release)
     cache.load(objects)
-    framework = Framework(build_profile(profile))
+    framework = Framework(build_profile(profile, release=release))
     return explain(framework, cache.snapshot(), pod)
 
 
-def enabled_plugins(profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def enabled_plugins(profile: Mapping[str, Any] | None = None, release: Release | None = None) -> dict[str, Any]:
     """The plugins a profile runs: ``{"filter": [names], "score": {name: weight}}``."""
-    return build_profile(profile).summary()
+    return build_profile(profile, release=release).summary()
 
 
 def render_table(result: Mapping[str, Any]) -> str:

@@ -42,6 +42,21 @@ PluginTimer = Callable[[str, str, float], None]
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
 
 
+def _narrowed_to_nothing(state: CycleState) -> Status | None:
+    """RunPreFilterPlugins merging PreFilterResults: when the node sets the plugins so far narrowed the cycle to
+    (in plugin order) have nothing in common, the pod is UnschedulableAndUnresolvable everywhere."""
+    names: frozenset[str] | None = None
+    for narrowed in state.prefilter_nodes.values():
+        names = narrowed if names is None else names & narrowed
+    if names is None or names:
+        return None
+    plugins = list(state.prefilter_nodes)
+    if len(plugins) == 1:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin {plugins[0]}")
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                  f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
+
+
 class FilterResult:
     """Each candidate's verdict, as arrays over the candidates' batch: ``codes[i]`` is 0 where candidate i
     passed, else k where ``statuses[k - 1]`` (attributed to its plugin) rejected it. ``feasible`` and
@@ -130,6 +145,8 @@ class Framework:
                 if timer is not None:
                     timer(plugin.name, "PreFilter", time.perf_counter() - started)
             if status is None:
+                if plugin.name in state.prefilter_nodes and (rejection := _narrowed_to_nothing(state)) is not None:
+                    return rejection.with_plugin(plugin.name)
                 continue
             if status.code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
@@ -332,6 +349,12 @@ class Framework:
             if status is not None and code == Code.ERROR and not status.message.startswith("running PreFilter"):
                 status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}')
             prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
+            if code == Code.SUCCESS and plugin.name in state.prefilter_nodes:
+                rejection = _narrowed_to_nothing(state)
+                if rejection is not None:  # every plugin that narrowed the cycle reports the rejection
+                    for name in state.prefilter_nodes:
+                        prefilter[name] = {"code": rejection.code.label, "reasons": list(rejection.reasons)}
+                    code = rejection.code
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
             elif code != Code.SUCCESS:

@@ -24,13 +24,18 @@ BUILD = HERE / "build"
 OK_CODES = {"Success", "Skip", None}  # None: the engine did not report the plugin
 FEASIBLE, TOTAL = "(feasible)", "(total)"  # pseudo-plugins in the agreement table
 
-# Upstream's in-tree plugins (v1.36.3): only these can be handed to the oracle.
-UPSTREAM_PLUGINS = {
+# The releases the oracle is built for (tests/oracle/build --version), by the engine's kubernetesVersion.
+VERSIONS = {"1.36": "v1.36.3", "1.37": "v1.37.2"}
+
+# Upstream's in-tree plugins per release: only these can be handed to the oracle.
+_PLUGINS_V136 = {
     "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
     "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
     "PodTopologySpread", "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
     "ImageLocality", "DefaultBinder", "DynamicResources", "NodeDeclaredFeatures",
 }  # fmt: skip
+UPSTREAM_PLUGINS_BY_VERSION = {"1.36": _PLUGINS_V136, "1.37": _PLUGINS_V136 | {"DeferredPodScheduling"}}
+UPSTREAM_PLUGINS = _PLUGINS_V136  # kept for callers that predate versions (the plugins both releases have)
 
 ENABLE_HINT = "install Go >= 1.26 (https://go.dev/dl, or the golang package) and run tests/oracle/build"
 
@@ -39,14 +44,40 @@ class OracleUnavailable(RuntimeError):
     """Go is missing or the oracle does not build."""
 
 
-def build_oracle() -> Path:
-    """Build (or reuse the cached) oracle binary; return its path."""
+def versions_to_test() -> list[str]:
+    """The releases a test run covers: ``ORACLE_VERSIONS`` (e.g. "1.37"), else every supported one."""
+    raw = os.environ.get("ORACLE_VERSIONS", "").strip()
+    wanted = [v.strip() for v in raw.split(",") if v.strip()] if raw else list(VERSIONS)
+    unknown = [v for v in wanted if v not in VERSIONS]
+    if unknown:
+        raise ValueError(f"ORACLE_VERSIONS: unknown version(s) {unknown}; known: {sorted(VERSIONS)}")
+    return wanted
+
+
+def build_oracle(version: str = "1.36") -> Path:
+    """Build (or reuse the cached) oracle binary of a release ("1.36" or "1.37"); return its path."""
     if shutil.which("go") is None:
         raise OracleUnavailable(f"'go' not found: {ENABLE_HINT}")
-    proc = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(["bash", str(BUILD), "--version", VERSIONS[version]], capture_output=True, text=True,
+                          check=False)
     if proc.returncode != 0:
-        raise OracleUnavailable(f"tests/oracle/build failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise OracleUnavailable(f"tests/oracle/build --version {version} failed ({proc.returncode}):\n"
+                                f"{proc.stderr[-4000:]}")
     return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def engine_release(version: str, feature_gates: Mapping[str, bool] | None = None) -> Any:
+    """The engine's Release for a version and gates (what the oracle runs with ``-feature-gates``)."""
+    from extender.kube.release import release
+
+    return release(int(version.split(".")[1]), dict(feature_gates or {}))
+
+
+def gate_flag(feature_gates: Mapping[str, bool] | None) -> list[str]:
+    """The oracle's ``-feature-gates`` argument for a gate map (none when empty)."""
+    if not feature_gates:
+        return []
+    return ["-feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(feature_gates.items()))]
 
 
 def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str) -> Iterator[dict[str, Any]]:
@@ -87,14 +118,16 @@ def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str)
         raise RuntimeError(f"oracle exited with {rc}")
 
 
-def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None,
+                   version: str = "1.36") -> dict[str, Any]:
     """A v1 KubeSchedulerProfile running exactly ``enabled`` (``{"filter": [...], "score": {...}}``).
 
     Filter-only plugins are kept out of PreScore/Score and score-only ones out of
     PreFilter/Filter, so that unimplemented plugins cannot change the feasible set.
     """
-    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
-    scores = {p: w for p, w in enabled["score"].items() if p in UPSTREAM_PLUGINS}
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    filters = [p for p in enabled["filter"] if p in upstream]
+    scores = {p: w for p, w in enabled["score"].items() if p in upstream]
     names = list(dict.fromkeys([*filters, *scores]))
     multi = [{"name": n, **({"weight": scores[n]} if n in scores else {})} for n in names]
     plugins: dict[str, Any] = {"multiPoint": {"enabled": multi, "disabled": [{"name": "*"}]}}
@@ -189,11 +222,13 @@ def _reasons(entry: Mapping[str, Any] | None) -> list[str]:
 
 
 def compare(
-    seed: int, expected: Mapping[str, Any], got: Mapping[str, Any], enabled: Mapping[str, Any]
+    seed: int, expected: Mapping[str, Any], got: Mapping[str, Any], enabled: Mapping[str, Any],
+    version: str = "1.36",
 ) -> tuple[list[Mismatch], dict[str, int]]:
     """Compare one scenario. Returns the mismatches and the number of checks per plugin."""
-    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
-    scores = [p for p in enabled["score"] if p in UPSTREAM_PLUGINS]
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    filters = [p for p in enabled["filter"] if p in upstream]
+    scores = [p for p in enabled["score"] if p in upstream]
     out: list[Mismatch] = []
     checks: dict[str, int] = {}
 
@@ -239,10 +274,11 @@ def compare(
     return out, checks
 
 
-def run_engine(explain: Callable[..., dict[str, Any]], scenario: Mapping[str, Any], profile: Any) -> dict[str, Any]:
+def run_engine(explain: Callable[..., dict[str, Any]], scenario: Mapping[str, Any], profile: Any,
+               release: Any = None) -> dict[str, Any]:
     """Run the Python engine; an exception becomes the result's error."""
     try:
-        return explain(scenario["objects"], scenario["pod"], profile)
+        return explain(scenario["objects"], scenario["pod"], profile, release)
     except Exception as err:  # reported, not raised: one bad scenario must not hide the others
         return {"error": f"{type(err).__name__}: {err}", "prefilter": {}, "nodes": {}}
 
@@ -253,8 +289,11 @@ def differential(
     profile: Mapping[str, Any] | None = None,
     profile_for: Callable[[int], Mapping[str, Any] | None] | None = None,
     on_result: Callable[[int, list[Mismatch]], None] | None = None,
+    version: str = "1.36",
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> Stats:
-    """Run scenarios (``make(seed)``) through the oracle and the engine and compare them all.
+    """Run scenarios (``make(seed)``) through one release's oracle and the engine following that release (with
+    the same feature gates) and compare them all.
 
     ``profile`` (or ``profile_for(seed)``) is the engine's profile (None: its default); the
     oracle gets the same plugins, weights and pluginConfig."""
@@ -263,39 +302,42 @@ def differential(
     def profile_of(seed: int) -> Mapping[str, Any] | None:
         return profile_for(seed) if profile_for else profile
 
-    binary = build_oracle()
+    release = engine_release(version, feature_gates)
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    binary = build_oracle(version)
     stats = Stats()
     seed_list = list(seeds)
     scenarios = (
-        {**make(s), "profile": oracle_profile(enabled_plugins(profile_of(s)), profile_of(s))} for s in seed_list
+        {**make(s), "profile": oracle_profile(enabled_plugins(profile_of(s), release), profile_of(s), version)}
+        for s in seed_list
     )
     # The generator is cheap; regenerate for the engine rather than keep thousands in memory.
-    for seed, expected in zip(seed_list, run_oracle(binary, scenarios), strict=True):
+    for seed, expected in zip(seed_list, run_oracle(binary, scenarios, *gate_flag(feature_gates)), strict=True):
         if expected.get("error"):
             stats.oracle_errors.append((seed, str(expected["error"])))
             continue
         prof = profile_of(seed)
-        enabled = enabled_plugins(prof)
-        compared = [p for p in dict.fromkeys([*enabled["filter"], *enabled["score"]]) if p in UPSTREAM_PLUGINS]
+        enabled = enabled_plugins(prof, release)
+        compared = [p for p in dict.fromkeys([*enabled["filter"], *enabled["score"]]) if p in upstream]
         sc = make(seed)
-        got = run_engine(explain_objects, sc, prof)
+        got = run_engine(explain_objects, sc, prof, release)
         if got.get("error"):
             stats.engine_errors.append((seed, str(got["error"])))
             mism = [Mismatch(seed, FEASIBLE, "*", "engine error", None, got["error"])]
             stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, {})
         else:
-            mism, checks = compare(seed, expected, got, enabled)
+            mism, checks = compare(seed, expected, got, enabled, version)
             stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, checks)
         if on_result:
             on_result(seed, stats.failed_seeds.get(seed, []))
     return stats
 
 
-def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None) -> Features:
+def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None, version: str = "1.36") -> Features:
     """The scenario features for a spec (``ORACLE_FEATURES``), narrowed to the engine's plugins."""
     from extender.engine.explain import enabled_plugins
 
-    enabled = enabled_plugins(profile)
+    enabled = enabled_plugins(profile, engine_release(version))
     return Features.parse(spec).for_plugins([*enabled["filter"], *enabled["score"]])
 
 
