@@ -19,6 +19,7 @@ DeviceTaintRules are not read: the ``DRADeviceTaintRules`` gate is off by defaul
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -519,6 +520,60 @@ def slice_record(obj: Mapping[str, Any]) -> SliceRecord:
             _device(d, f"spec.devices[{i}]") for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TaintRuleRecord:
+    """A DeviceTaintRule: the taint it adds to the devices its selector picks (an unset field picks all; no
+    selector picks none), as resourceslice/tracker applies it (``applyPatches``)."""
+
+    name: str
+    has_selector: bool
+    driver: str | None
+    pool: str | None
+    device: str | None
+    taint: DeviceTaint
+
+    def applies_to_pool(self, driver: str, pool: str) -> bool:
+        """Whether the rule can taint devices of this driver's pool."""
+        return self.has_selector and self.driver in (None, driver) and self.pool in (None, pool)
+
+
+def taint_rule_record(obj: Mapping[str, Any]) -> TaintRuleRecord:
+    """Build the record of a DeviceTaintRule (resource.k8s.io/v1, or v1beta2 in 1.36); DRAObjectError if it is
+    malformed."""
+    obj = _map(obj, "DeviceTaintRule")
+    name = _str(_map(obj.get("metadata"), "metadata"), "name", "metadata", required=True)
+    spec = _map(obj.get("spec"), "spec")
+    selector = spec.get("deviceSelector")
+    sel = _map(selector, "spec.deviceSelector")
+    taint = _map(spec.get("taint"), "spec.taint")
+    return TaintRuleRecord(
+        name=name,
+        has_selector=selector is not None,
+        driver=_opt_str(sel, "driver", "spec.deviceSelector"),
+        pool=_opt_str(sel, "pool", "spec.deviceSelector"),
+        device=_opt_str(sel, "device", "spec.deviceSelector"),
+        taint=DeviceTaint(_str(taint, "key", "spec.taint"), _str(taint, "value", "spec.taint"),
+                          _str(taint, "effect", "spec.taint")),
+    )
+
+
+def with_taint_rules(slice_: SliceRecord, rules: Sequence[TaintRuleRecord]) -> SliceRecord:
+    """The slice as the ResourceSlice tracker shows it: each rule's taint appended to every device it picks (a
+    new record when any applies, else the slice itself)."""
+    applicable = [r for r in rules if r.applies_to_pool(slice_.driver, slice_.pool_name)]
+    if not applicable:
+        return slice_
+    devices: list[DeviceRecord] = []
+    changed = False
+    for device in slice_.devices:
+        added = tuple(r.taint for r in applicable if r.device in (None, device.name))
+        if added:
+            device = dataclasses.replace(device, taints=device.taints + added, cel_input=None)
+            changed = True
+        devices.append(device)
+    return dataclasses.replace(slice_, devices=tuple(devices)) if changed else slice_
 
 
 # ---------------------------------------------------------------------------------------------------------------

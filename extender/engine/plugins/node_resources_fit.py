@@ -109,7 +109,8 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]], weights
     return scorer
 
 
-def _parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
+def parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
+    """validateFunctionShape: a non-empty list of {utilization 0..100 increasing, score 0..10} points."""
     shape = (rtcr or {}).get("shape") if isinstance(rtcr, Mapping) else None
     if not isinstance(shape, list) or not shape:
         raise ProfileError(f"{path}.shape: at least one point is required")
@@ -159,7 +160,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         elif kind == MOST_ALLOCATED:
             scorer = weighted_mean_scorer(most_requested_score, weights)
         elif kind == REQUESTED_TO_CAPACITY_RATIO:
-            shape = _parse_shape(strategy.get("requestedToCapacityRatio"),
+            shape = parse_shape(strategy.get("requestedToCapacityRatio"),
                                  f"{path}.scoringStrategy.requestedToCapacityRatio")
             scorer = requested_to_capacity_ratio_scorer(shape, weights)
         else:
