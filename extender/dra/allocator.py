@@ -69,7 +69,9 @@ DeviceID = tuple[str, str, str]
 
 @dataclass(frozen=True, slots=True)
 class Features:
-    """The allocator's feature switches (upstream ``structured.Features``)."""
+    """The allocator's feature switches (upstream ``structured.Features``, from the DynamicResources plugin's
+    ``AllocatorFeatures``) and the minor of the release whose allocator code runs (``minor``: where v0.36.3 and
+    v0.37.2 differ, see docs/versions.md)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -77,9 +79,11 @@ class Features:
     device_taints: bool = True
     device_binding_and_status: bool = True
     consumable_capacity: bool = True
+    fractional_capacity_range: bool = False
+    minor: int = 37
 
 
-#: kube-scheduler v1.36.3 defaults: every feature of the incubating allocator is on.
+#: kube-scheduler's defaults (both releases): every feature of the incubating allocator is on.
 DEFAULT_FEATURES: Final = Features()
 
 

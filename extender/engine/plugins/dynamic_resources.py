@@ -32,7 +32,7 @@ import orjson
 from extender.cluster.dra_objects import ClaimEntry, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.dra.allocator import DEFAULT_FEATURES, Allocator
+from extender.dra.allocator import Allocator, Features
 from extender.dra.cel import CelCache
 from extender.dra.records import claim_record
 from extender.dra.results import AllocationError, AllocationResult
@@ -68,6 +68,7 @@ from extender.engine.plugins.dra_extended_resources import (
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.duration import parse_duration
+from extender.kube.release import Release
 from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
 
 NAME = "DynamicResources"
@@ -145,6 +146,21 @@ def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
     return None
 
 
+def allocator_features(release: Release) -> Features:
+    """dynamicresources.go AllocatorFeatures: the allocator's switches from the release's feature gates."""
+    return Features(
+        admin_access=release.gate("DRAAdminAccess"),
+        prioritized_list=release.gate("DRAPrioritizedList"),
+        partitionable_devices=release.gate("DRAPartitionableDevices"),
+        device_taints=release.gate("DRADeviceTaints"),
+        device_binding_and_status=release.gate("DRADeviceBindingConditions")
+        and release.gate("DRAResourceClaimDeviceStatus"),
+        consumable_capacity=release.gate("DRAConsumableCapacity"),
+        fractional_capacity_range=release.gate("DRAFractionalCapacityRange"),
+        minor=release.minor,
+    )
+
+
 @register
 class DynamicResources(FilterPlugin, ScorePlugin):
     """Allocate the pod's ResourceClaims from the node's devices (structured parameters)."""
@@ -165,6 +181,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
                                "must be at least 1 second")
         self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
+        self.allocator_features = allocator_features(self.release)
         # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations.
         self._recent: OrderedDict[bytes, tuple[DRAView, _State]] = OrderedDict()
 
@@ -225,7 +242,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         cycle = _State(claims, available_on, to_allocate, extended=extended)
         if to_allocate:
             try:
-                cycle.allocator = Allocator(DEFAULT_FEATURES, dra.allocated(), dra.classes, dra.slices,
+                cycle.allocator = Allocator(self.allocator_features, dra.allocated(), dra.classes, dra.slices,
                                             self.cel_cache)
             except AllocationError as err:
                 return Status(Code.ERROR, str(err))
