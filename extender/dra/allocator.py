@@ -278,7 +278,7 @@ class _Run:
                         data = self._validate_request(claim, sub, request, key)
                         self.request_data[key] = data
                         least = data.num_devices if least is None else min(least, data.num_devices)
-                    min_devices += least or 0
+                    request_devices = least or 0
                 else:
                     key = (claim_index, request_index, 0)
                     if request.exactly is None:
@@ -288,7 +288,14 @@ class _Run:
                         )
                     data = self._validate_request(claim, request.exactly, None, key)
                     self.request_data[key] = data
-                    min_devices += data.num_devices
+                    request_devices = data.num_devices
+                if self.features.minor >= 37 and request_devices > ALLOCATION_RESULTS_MAX_SIZE - min_devices:
+                    # v0.37.2: checked per request, before adding, with the request named.
+                    raise AllocationError(
+                        f"claim {claim.key}, request {request.name}: adding {request_devices} devices exceeds the "
+                        f"claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_devices} already accounted for"
+                    )
+                min_devices += request_devices
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(
                     f"claim {claim.key}: number of requested devices {min_devices} "
@@ -507,8 +514,8 @@ class _Run:
             return cached
         result = True
         if (data.device_class is not None and not self._selectors_match(
-            key, device, s.driver, data.device_class, data.device_class.selectors
-        )) or not self._selectors_match(key, device, s.driver, None, data.request.selectors):
+            key, device, s, data.device_class, data.device_class.selectors
+        )) or not self._selectors_match(key, device, s, None, data.request.selectors):
             result = False
         elif s.per_device_node_selection:
             try:
@@ -523,10 +530,11 @@ class _Run:
         self,
         key: _RequestKey,
         device: DeviceRecord,
-        driver: str,
+        s: SliceRecord,
         device_class: DeviceClassRecord | None,
         selectors: tuple[str | None, ...],
     ) -> bool:
+        driver = s.driver
         for index, expression in enumerate(selectors):
             where = (
                 f"class {device_class.name}" if device_class is not None else f"claim {self.claims[key[0]].key}"
@@ -538,6 +546,13 @@ class _Run:
                 raise AllocationError(f"{where}: selector #{index}: CEL compile error: {compiled.error}")
             matches, error = compiled.device_matches(device, driver)
             if error is not None:
+                if self.features.minor >= 37:
+                    # v0.37.2 allocator_incubating.go selectorsMatch names the device; cel/errors.go
+                    # EnhanceRuntimeError adds a hint to a missing-key error.
+                    hint = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+                            "with has() for optional fields") if "no such key:" in str(error) else ""
+                    raise AllocationError(f"{where}: selector #{index} on device {driver}/{s.pool_name}/{device.name}: "
+                                          f"CEL runtime error: {error}{hint}")
                 raise AllocationError(f"{where}: selector #{index}: CEL runtime error: {error}")
             if not matches:
                 return False
@@ -661,9 +676,13 @@ class _Run:
 
     # -- partitionable devices ------------------------------------------------------------------------------------
 
+    def _counter_key(self, pool: Pool) -> str:
+        """The key counters are tracked under: the pool's name in v0.36.3 (two drivers' pools of one name share
+        them), its driver and name from v0.37.2 (allocator_incubating.go availableCounters by PoolID)."""
+        return pool.pool_id if self.features.minor >= 37 else pool.name
+
     def _available_for_pool(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
-        # Upstream caches by pool name only (not driver); kept so results agree.
-        available = self.a.available_counters.get(pool.name)
+        available = self.a.available_counters.get(self._counter_key(pool))
         if available is not None:
             return available
         available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
@@ -678,12 +697,12 @@ class _Run:
                     for name, q in consumption.counters.items():
                         if name in counter_set:
                             counter_set[name] -= q.value
-        self.a.available_counters[pool.name] = available
+        self.a.available_counters[self._counter_key(pool)] = available
         return available
 
     def _reserve_counters(self, device: DeviceRecord, pool: Pool) -> bool:
         available = self._available_for_pool(pool)
-        consumed = self.consumed_counters.setdefault(pool.name, {})
+        consumed = self.consumed_counters.setdefault(self._counter_key(pool), {})
         for consumption in device.consumes_counters:
             counter_set = consumed.setdefault(consumption.counter_set, {})
             for name, q in consumption.counters.items():
@@ -697,7 +716,7 @@ class _Run:
         return True
 
     def _release_counters(self, device: DeviceRecord, pool: Pool) -> None:
-        consumed = self.consumed_counters.get(pool.name, {})
+        consumed = self.consumed_counters.get(self._counter_key(pool), {})
         for consumption in device.consumes_counters:
             counter_set = consumed.setdefault(consumption.counter_set, {})
             for name, q in consumption.counters.items():
