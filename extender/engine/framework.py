@@ -173,6 +173,9 @@ class Plugin:
     # node by node; the equivalence cache is only worth its lookups for node-local plugins that are not.
     columnar: ClassVar[bool] = False
     introduced: ClassVar[int] = 0
+    # v1.37 with InPlacePodVerticalScalingSchedulerPreemption: a pod whose in-place resize is deferred is already
+    # on its node, and these plugins' PreFilter skips it (so their Filter never runs); the runtime applies it.
+    skips_deferred_resize: ClassVar[bool] = False
     release: Release
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:

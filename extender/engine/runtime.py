@@ -23,6 +23,7 @@ from extender.cluster.records import PodRecord
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
+    SKIP,
     Code,
     CycleState,
     FilterPlugin,
@@ -32,6 +33,7 @@ from extender.engine.framework import (
 )
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
+from extender.kube.resources import resize_deferred
 
 # (plugin, extension point, seconds) -> None; the service wires this to its metrics.
 PluginTimer = Callable[[str, str, float], None]
@@ -122,6 +124,12 @@ class Framework:
                                       [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins)])
         self.timer = timer
         self.plugin_metrics_percent = PLUGIN_METRICS_SAMPLE_PERCENT
+        self.deferred_resize_gate = profile.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
+
+    def _resize_deferred(self, pod: PodRecord) -> bool:
+        """Whether the pod's in-place resize is deferred and this release treats such pods apart (v1.37 with
+        InPlacePodVerticalScalingSchedulerPreemption): plugins marked ``skips_deferred_resize`` then skip it."""
+        return self.deferred_resize_gate and resize_deferred(pod.raw)
 
     def _timer(self, state: CycleState) -> PluginTimer | None:
         """The plugin timer if this request's cycle is one of those sampled (decided once per cycle)."""
@@ -135,7 +143,11 @@ class Framework:
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Run every PreFilter; returns the first rejection or error (it applies to every node)."""
         timer = self._timer(state)
+        deferred = self._resize_deferred(pod)
         for plugin in self.filter_plugins:
+            if deferred and plugin.skips_deferred_resize:
+                state.skip_filter.add(plugin.name)
+                continue
             started = time.perf_counter()
             try:
                 status = plugin.pre_filter(state, pod, nodes)
@@ -340,9 +352,10 @@ class Framework:
         """Every plugin's verdict on every node, then scores of the feasible nodes (the oracle's shape)."""
         out: dict[str, Any] = {"prefilter": {}, "nodes": {}}
         prefilter: dict[str, Any] = out["prefilter"]
+        deferred = self._resize_deferred(pod)
         for plugin in self.filter_plugins:
             try:
-                status = plugin.pre_filter(state, pod, nodes)
+                status = SKIP if deferred and plugin.skips_deferred_resize else plugin.pre_filter(state, pod, nodes)
             except Exception as err:
                 status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}')
             code = Code.SUCCESS if status is None else status.code

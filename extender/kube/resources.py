@@ -75,6 +75,7 @@ __all__ = [
     "non_zero_requests",
     "pod_limits",
     "pod_requests",
+    "resize_deferred",
     "scheduler_units",
 ]
 
@@ -532,6 +533,18 @@ def _requests(
 
 
 # ------------------------------------------------------------------------ public API
+
+
+def resize_deferred(pod: Mapping[str, Any]) -> bool:
+    """Upstream ``IsPodResizeDeferred`` (component-helpers v0.37.2): the pod's first PodResizePending condition
+    has reason Deferred (an in-place resize the node cannot take yet)."""
+    status = pod.get("status")
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    for condition in conditions if isinstance(conditions, list) else ():
+        if isinstance(condition, Mapping) and condition.get("type") == _POD_RESIZE_PENDING:
+            return condition.get("reason") == "Deferred"
+    return False
+
 
 
 def pod_requests(

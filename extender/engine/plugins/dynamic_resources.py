@@ -166,6 +166,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
     """Allocate the pod's ResourceClaims from the node's devices (structured parameters)."""
 
     name = NAME
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)

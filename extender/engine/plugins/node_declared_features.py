@@ -41,6 +41,7 @@ class NodeDeclaredFeatures(FilterPlugin):
     """Filter out nodes that do not declare the features the pod needs."""
 
     name = NAME
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     # Node-local in substance, but the equivalence key does not cover the pod fields read here
     # (restartPolicyRules, hostUsers); it runs last in the default profile, so nothing is lost.
     node_local = False

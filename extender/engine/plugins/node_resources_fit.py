@@ -25,6 +25,7 @@ from extender.engine.plugins.dra_extended_resources import delegated_to_dra
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, Scorer, parse_resource_specs
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
+from extender.kube.resources import resize_deferred
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -129,6 +130,9 @@ def parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
     return points
 
 
+_NATIVE_CHECKS = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
 @register
 class NodeResourcesFit(FilterPlugin, ScorePlugin):
     """Filter on free resources and pod count; score by the configured scoring strategy."""
@@ -177,6 +181,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         bits = (batch.column("pod_count") + 1 > batch.column("alloc_pods")).astype(np.int64)
         unresolvable = np.zeros(len(batch), np.bool_)
         if not want.is_zero():
+            own = self._deferred_resize_node(pod, batch)
             checks: list[tuple[str, int, Int64Array, Int64Array]] = []
             if want.milli_cpu > 0:
                 checks.append(("cpu", want.milli_cpu, batch.column("alloc_cpu"), batch.column("req_cpu")))
@@ -197,7 +202,16 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
             # An extended resource a DeviceClass stands for is left to DRA on nodes that have none of it.
             delegated = delegated_to_dra(state)
             for name, amount, capacity, used in checks:
-                short = amount > capacity - used
+                need: Any = amount
+                if own is not None:
+                    # v1.37 fit.go adjustDeltasToAccomodateCacheDiscrepancy: on its own node a deferred resize
+                    # needs only what it asks beyond what the node already counts for it (a zero extended
+                    # resource delta is not checked at all).
+                    row, held = own
+                    delta = max(0, amount - held.get(name, 0))
+                    need = np.full(len(batch), amount, np.int64)
+                    need[row] = delta if delta or name in _NATIVE_CHECKS else -(2**62)
+                short = need > capacity - used
                 if name in delegated:
                     short &= capacity > 0
                 bits |= short.astype(np.int64) << len(reasons)
@@ -215,6 +229,23 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                                    *(reason for j, reason in enumerate(reasons) if mask >> j & 1)))
             index[codes == key] = len(statuses)
         return Verdicts(index, statuses)
+
+    def _deferred_resize_node(self, pod: PodRecord, batch: NodeBatch) -> tuple[int, dict[str, int]] | None:
+        """With InPlacePodVerticalScalingSchedulerPreemption, for a pod whose resize is deferred: the row of its own
+        node in the batch and what that node already counts for it (from its cached copy), else None."""
+        if not (pod.node_name and self.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
+                and resize_deferred(pod.raw)):
+            return None
+        for row, node in enumerate(batch.nodes):
+            if node.name != pod.node_name:
+                continue
+            for held in node.pods:
+                if held.uid == pod.uid:
+                    res = held.requests
+                    return row, {"cpu": res.milli_cpu, "memory": res.memory, "ephemeral-storage": res.ephemeral_storage,
+                                 **res.scalars}
+            return None
+        return None
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[_PRESCORE_KEY] = (self.scorer.requests_of(pod), self.scorer.dra_view(state.snapshot.dra))

@@ -239,6 +239,7 @@ class NodeVolumeLimits(FilterPlugin):
     """Reject nodes whose CSI drivers' volume limits the pod's new volumes would exceed."""
 
     name = "NodeVolumeLimits"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         for volume in pod_volumes(pod):

@@ -540,6 +540,7 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
     """Check that the pod's claims are bound to reachable volumes, or can be bound or provisioned on the node."""
 
     name = "VolumeBinding"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
