@@ -127,7 +127,7 @@ def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = 
     """
     upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
     filters = [p for p in enabled["filter"] if p in upstream]
-    scores = {p: w for p, w in enabled["score"].items() if p in upstream]
+    scores = {p: w for p, w in enabled["score"].items() if p in upstream}
     names = list(dict.fromkeys([*filters, *scores]))
     multi = [{"name": n, **({"weight": scores[n]} if n in scores else {})} for n in names]
     plugins: dict[str, Any] = {"multiPoint": {"enabled": multi, "disabled": [{"name": "*"}]}}
