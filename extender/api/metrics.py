@@ -87,13 +87,13 @@ class _ReleaseCollector(Collector):
     """
 
     def __init__(self, describe: Callable[[], dict[str, Any]]) -> None:
-        self.describe = describe
+        self.release_info = describe  # not ``describe``: the registry calls a collector's describe()
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = GaugeMetricFamily("extender_kubernetes_version",
                                    "1 for the kube-scheduler release whose rules the extender follows",
                                    labels=["kubernetes_version", "upstream", "setting", "source", "supported"])
-        info = self.describe()
+        info = self.release_info()
         family.add_metric([str(info.get("version")), str(info.get("upstream")), str(info.get("setting")),
                            str(info.get("source")), "false" if info.get("warning") else "true"], 1.0)
         yield family
@@ -149,7 +149,7 @@ class Metrics:
             self._release = _ReleaseCollector(describe)
             self.registry.register(self._release)
         else:
-            self._release.describe = describe
+            self._release.release_info = describe
 
     def track_readiness(self, ready: Callable[[], bool]) -> None:
         """Export ``extender_ready`` from this check (a later call replaces the check)."""

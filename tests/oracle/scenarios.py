@@ -1491,7 +1491,7 @@ class _VersionExtras:
         spec = pod["spec"]
         spec.setdefault("volumes", []).append({"name": "scratch", "emptyDir": {}})
         spec["containers"][0].setdefault("volumeMounts", []).append(
-            {"name": "scratch", "mountPath": "/scratch", "bindMountOptions": {"recursiveReadOnly": "Disabled"}})
+            {"name": "scratch", "mountPath": "/scratch", "bindMountOptions": [self.rng.choice(["noexec", "nodev"])]})
         for node in nodes:
             if self.chance(0.5):
                 declared = set(node["status"].get("declaredFeatures", [])) | {"VolumeBindMountOptions"}

@@ -1,0 +1,120 @@
+"""End to end: the extender follows the Kubernetes version of the cluster it reads.
+
+Each test runs against every pinned release (``k8s_version``). ``extender explain --kubeconfig`` and ``extender
+serve --kubeconfig`` (kubernetesVersion auto) read the apiserver's /version and must answer with that release's
+rules, which the real kube-scheduler of the same release confirms:
+
+* the incoming pod's pod anti-affinity term selects namespaces with a selector the empty label set satisfies
+  (``team DoesNotExist``). kube-scheduler v1.36.3 keeps that selector in force beside the namespaces it picked
+  and so counts a matching pod in any namespace; v1.37.2 replaces it by the namespaces it picked
+  (interpodaffinity/plugin.go). On the one node, next to such a pod in a namespace labelled ``team``, the pod is
+  unschedulable under v1.36 and scheduled under v1.37;
+* a pod pinned with ``spec.nodeName`` to a node it does not fit, beside a cordoned node: v1.36 rejects the
+  cordoned node with NodeUnschedulable, v1.37 filters only the named node (NodeName's PreFilterResult) and
+  counts the other as "node(s) didn't satisfy plugin(s) [NodeName]".
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from controlplane import K8S_VERSIONS, ControlPlane, KubeClient, StartScheduler, TestCluster
+from live_helpers import LiveServices, poll
+from test_explain_live import explain_json, extender, live_services, same_as_kube_scheduler
+
+pytestmark = pytest.mark.e2e
+__all__ = ["live_services"]  # the fixture, shared with test_explain_live
+
+ANTI_AFFINITY_MESSAGE = "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."
+
+
+def _incoming(namespace: str) -> dict[str, object]:
+    return {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "incoming", "namespace": namespace,
+                                                         "labels": {"app": "incoming"}},
+        "spec": {
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "web"}},
+                "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]},
+                "topologyKey": "kubernetes.io/hostname"}]}},
+            "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10",
+                            "resources": {"requests": {"cpu": "100m"}}}],
+            "terminationGracePeriodSeconds": 0,
+        },
+    }
+
+
+def test_explain_and_serve_follow_the_apiserver_version(
+        control_plane: ControlPlane, cluster: TestCluster, kube: KubeClient, start_scheduler: StartScheduler,
+        live_services: LiveServices, k8s_version: str) -> None:
+    ns = cluster.ns
+    labelled = f"{ns}-team"
+    kube.request("POST", "/api/v1/namespaces", {"metadata": {"name": labelled, "labels": {"team": "a"}}},
+                 ok=(409,))
+    kube.request("POST", f"/api/v1/namespaces/{labelled}/serviceaccounts", {"metadata": {"name": "default"}},
+                 ok=(409,))
+    try:
+        cluster.node("only", cpu="4", memory="8Gi")
+        kube.create_pod(labelled, "web", cpu="100m", labels={"app": "web"}, node_name="only")
+        kube.post(f"/api/v1/namespaces/{ns}/pods", _incoming(ns))
+        start_scheduler([])
+        tag = K8S_VERSIONS[k8s_version]
+
+        explained = None
+        if k8s_version == "1.36":
+            condition = cluster.wait_unschedulable("incoming")
+            assert same_as_kube_scheduler(ANTI_AFFINITY_MESSAGE, condition), condition
+            explained = explain_json("-n", ns, "incoming", kubeconfig=control_plane.kubeconfig)
+            assert explained["outcome"]["message"] == ANTI_AFFINITY_MESSAGE
+        else:
+            assert cluster.wait_scheduled("incoming") == "only"
+            explained = explain_json("-n", ns, "incoming", kubeconfig=control_plane.kubeconfig)
+            assert explained["bound"]["node"] == "only"
+            assert explained["outcome"]["status"] == "Schedulable"
+            assert explained["outcome"]["feasibleNodes"] == ["only"]
+        assert explained["kubernetes"] == {"version": k8s_version, "upstream": tag, "setting": "auto",
+                                           "source": "apiserver", "reported": tag, "warning": None,
+                                           "featureGates": {}}
+        # The table says which release's rules it used.
+        table = extender("explain", "-n", ns, "incoming", "--kubeconfig", str(control_plane.kubeconfig))
+        assert table.returncode == 0
+        assert f"kube-scheduler {tag} rules (auto: apiserver reports {tag})" in table.stdout
+
+        # The service reads /version before it lists anything, and answers with the same release.
+        svc = live_services.start(control_plane.kubeconfig, config=None)
+        svc.wait_ready()
+        ready = httpx.get(f"{svc.url}/readyz", timeout=10).json()
+        assert ready["kubernetesVersion"]["version"] == k8s_version
+        assert ready["kubernetesVersion"]["source"] == "apiserver" and "warnings" not in ready
+        served = poll("the service to explain the pod",
+                      lambda: (r := httpx.get(f"{svc.url}/explain/{ns}/incoming", timeout=10)).status_code == 200
+                      and r.json(), timeout=20)
+        assert served["kubernetes"]["version"] == k8s_version
+        assert served["outcome"]["status"] == explained["outcome"]["status"]
+        metrics = httpx.get(f"{svc.url}/metrics", timeout=10).text
+        assert (f'extender_kubernetes_version{{kubernetes_version="{k8s_version}",upstream="{tag}",setting="auto",'
+                'source="apiserver",supported="true"} 1.0') in metrics
+    finally:
+        kube.delete_pods(labelled)
+
+
+def test_a_pinned_pod_is_explained_with_the_release_plugin_order(
+        control_plane: ControlPlane, cluster: TestCluster, kube: KubeClient, k8s_version: str) -> None:
+    ns = cluster.ns
+    cluster.node("named", cpu="1", memory="4Gi")
+    cluster.node("cordoned", cpu="8", memory="16Gi")
+    kube.merge_patch("/api/v1/nodes/cordoned", {"spec": {"unschedulable": True}})
+    # Pinned by spec.nodeName to a node too small for it (nothing runs pods here: it stays Pending there).
+    cluster.pod("pinned", cpu="2", memory="1Gi", node_name="named")
+    explained = explain_json("-n", ns, "pinned", kubeconfig=control_plane.kubeconfig)
+    assert explained["kubernetes"]["version"] == k8s_version
+    if k8s_version == "1.36":
+        expected = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+    else:
+        expected = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeName]."
+    assert explained["outcome"]["message"] == expected
+    # A configured version wins over the apiserver's.
+    other = "1.36" if k8s_version == "1.37" else "1.37"
+    forced = explain_json("-n", ns, "pinned", "--kubernetes-version", other, kubeconfig=control_plane.kubeconfig)
+    assert forced["kubernetes"]["version"] == other and forced["kubernetes"]["source"] == "configuration"
+    assert forced["kubernetes"]["reported"] is None
