@@ -313,7 +313,10 @@ def differential(
     )
     # The generator is cheap; regenerate for the engine rather than keep thousands in memory.
     for seed, expected in zip(seed_list, run_oracle(binary, scenarios, *gate_flag(feature_gates)), strict=True):
-        if expected.get("error"):
+        # A scoring failure comes with the filter verdicts (the cycle ends in an Error after Filter): those are
+        # compared, and the engine must report the same failure; any other error is the oracle's (a generator bug).
+        score_error = expected.get("error") if expected.get("nodes") else None
+        if expected.get("error") and score_error is None:
             stats.oracle_errors.append((seed, str(expected["error"])))
             continue
         prof = profile_of(seed)
@@ -327,6 +330,11 @@ def differential(
             stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, {})
         else:
             mism, checks = compare(seed, expected, got, enabled, version)
+            if score_error is not None:
+                got_error = (got.get("outcome") or {}).get("scoreError")
+                checks[TOTAL] = checks.get(TOTAL, 0) + 1
+                if got_error != score_error:
+                    mism.append(Mismatch(seed, TOTAL, "*", "score error", score_error, got_error))
             stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, checks)
         if on_result:
             on_result(seed, stats.failed_seeds.get(seed, []))

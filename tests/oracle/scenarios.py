@@ -14,6 +14,7 @@ scenarios: ``python tests/oracle/scenarios.py --seed 7 --count 2``.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import sys
@@ -1397,6 +1398,8 @@ class _VersionExtras:
             objects.extend(self.storage_capacity(objects))
         if self.version == "1.37" and self.chance(0.1):
             self.bind_mount_options(pod, nodes)
+        if self.version == "1.37" and pods and self.chance(0.1):
+            self.deferred_resize(pod, self.rng.choice(pods), nodes)
 
     def image_volumes(self, pod: Obj, nodes: list[Obj]) -> None:
         """ImageLocality counts image volumes among the pod's images in v1.37 (not in v1.36)."""
@@ -1458,8 +1461,10 @@ class _VersionExtras:
         names = [n["metadata"]["name"] for n in nodes]
         pod["spec"]["nodeName"] = self.rng.choice(names)
         wanted = self.rng.sample(names, min(len(names), self.rng.randint(1, 3)))
+        # One value per requirement (the apiserver's rule for metadata.name); the terms are ORed.
         pod["spec"].setdefault("affinity", {})["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": wanted}]}]}}
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                                  for name in wanted]}}
 
     def storage_capacity(self, objects: list[Obj]) -> list[Obj]:
         """The CSI driver tracks capacity (VolumeBinding scores it in v1.37) and may require to be installed on the
@@ -1486,6 +1491,10 @@ class _VersionExtras:
                 out.append(capacity)
         return out
 
+    def deferred_resize(self, pod: Obj, bound: Obj, nodes: list[Obj]) -> None:
+        """See _deferred_resize."""
+        _deferred_resize(self, pod, bound, nodes)
+
     def bind_mount_options(self, pod: Obj, nodes: list[Obj]) -> None:
         """A volume mount with bindMountOptions needs the VolumeBindMountOptions declared feature (v1.37)."""
         spec = pod["spec"]
@@ -1496,6 +1505,27 @@ class _VersionExtras:
             if self.chance(0.5):
                 declared = set(node["status"].get("declaredFeatures", [])) | {"VolumeBindMountOptions"}
                 node["status"]["declaredFeatures"] = sorted(declared)
+
+
+def _deferred_resize(extras: _VersionExtras, pod: Obj, bound: Obj, nodes: list[Obj]) -> None:
+    """A bound pod asks for more than it has (a resize the kubelet deferred) and is the pod to schedule: with
+    InPlacePodVerticalScalingSchedulerPreemption, v1.37 filters only its node, by what it asks beyond what the
+    node counts for it (its own copy, which the cache already holds); some nodes disable resize preemption
+    (spec.podPreemptionPolicy)."""
+    for c in bound["spec"]["containers"]:
+        requests = (c.get("resources") or {}).get("requests")
+        if requests:
+            c["resources"]["requests"] = {k: extras._scaled(k, v) for k, v in requests.items()}
+            limits = c["resources"].get("limits") or {}
+            for k in list(limits):
+                if k in ("cpu", "memory") and k in c["resources"]["requests"]:
+                    limits[k] = c["resources"]["requests"][k]
+    bound["status"]["conditions"] = [{"type": "PodResizePending", "status": "True", "reason": "Deferred"}]
+    pod.clear()
+    pod.update(copy.deepcopy(bound))
+    for node in nodes:
+        if extras.chance(0.3):
+            node["spec"]["podPreemptionPolicy"] = {"disableResizePreemption": ["autoscaler"]}
 
 
 def _parse_quantity(quantity: str) -> float | None:

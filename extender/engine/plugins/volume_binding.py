@@ -106,6 +106,7 @@ from extender.engine.plugins.volume_common import (
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.quantity import QuantityError, parse_quantity, value
+from extender.kube.resources import resize_deferred
 from extender.kube.selectors import LabelSelector, NodeSelector, SelectorError, compile_label_selector
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -706,6 +707,10 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         if self.scorer is None:
             return SKIP  # StorageCapacityScoring off: upstream has no scorer, and its PreScore always skips
+        if self.release.gate("InPlacePodVerticalScalingSchedulerPreemption") and resize_deferred(pod.raw):
+            # v1.37: PreFilter skipped the deferred resize without writing its state, which PreScore then reads:
+            # upstream's error (kube-scheduler only scores with two feasible nodes, and such a pod has one).
+            return Status(Code.ERROR, "not found")
         if _STATE_KEY not in state.data:
             # A prioritize call runs no PreFilter: resolve the claims now (no claims, or rejected: every node 0).
             self.pre_filter(state, pod, nodes)

@@ -29,10 +29,10 @@ type GateTable struct {
 // dumpGates writes the feature gate table of the release this oracle is built from.
 func dumpGates(w io.Writer, version string) error {
 	table := GateTable{Version: version, Gates: map[string]GateSpec{}, Dependencies: map[string][]string{}}
-	for name, spec := range feature.DefaultFeatureGate.GetAll() {
+	for name, spec := range feature.DefaultMutableFeatureGate.GetAll() {
 		table.Gates[string(name)] = GateSpec{Default: spec.Default, PreRelease: string(spec.PreRelease), Locked: spec.LockToDefault}
 	}
-	for name, deps := range feature.DefaultFeatureGate.Dependencies() {
+	for name, deps := range feature.DefaultMutableFeatureGate.Dependencies() {
 		if len(deps) == 0 {
 			continue
 		}

@@ -346,7 +346,11 @@ func decodeObjects(sc *Scenario) (objs []runtime.Object, nodes []*v1.Node, assig
 		return nil, nil, nil, nil, fmt.Errorf("pod: got %T", obj)
 	}
 	defaultPod(pod)
-	objs = append(objs, pod)
+	// A pod to schedule that is also one of the objects (a bound pod whose resize is deferred) is that object:
+	// the cluster holds it once.
+	if !slices.ContainsFunc(pods, func(p *v1.Pod) bool { return p.Namespace == pod.Namespace && p.Name == pod.Name }) {
+		objs = append(objs, pod)
+	}
 	return objs, nodes, assigned, pod, nil
 }
 
@@ -414,8 +418,7 @@ func newDRAManager(ctx context.Context, client *fake.Clientset, factory informer
 		KubeClient:               client,
 	}
 	if opts.EnableDeviceTaintRules {
-		opts.TaintInformer = factory.Resource().V1beta2().DeviceTaintRules()
-		opts.ClassInformer = factory.Resource().V1().DeviceClasses()
+		setTaintInformers(&opts, factory) // as scheduler.go of the release does (k8s136.go / k8s137.go)
 	}
 	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {
