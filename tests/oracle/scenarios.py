@@ -1478,8 +1478,8 @@ class _VersionExtras:
                        "spec": {"attachRequired": True, "podInfoOnMount": False, "storageCapacity": self.chance(0.8),
                                 "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
                                 "volumeLifecycleModes": ["Persistent"], "seLinuxMount": False}}
-        if self.chance(0.5):
-            driver["spec"]["preventPodSchedulingIfMissing"] = True
+        if self.version == "1.37":  # VolumeLimitScaling: beta and on (defaulted to false); off in 1.36 (dropped)
+            driver["spec"]["preventPodSchedulingIfMissing"] = self.chance(0.5)
         out = [driver]
         for i, zone in enumerate(zones):
             if self.chance(0.8):
@@ -1505,6 +1505,16 @@ class _VersionExtras:
             if self.chance(0.5):
                 declared = set(node["status"].get("declaredFeatures", [])) | {"VolumeBindMountOptions"}
                 node["status"]["declaredFeatures"] = sorted(declared)
+
+
+def stored_in_v137(objects: list[Obj]) -> None:
+    """What v1.37's apiserver adds on create: StatefulSets' rollingUpdate.maxUnavailable defaults to 1
+    (MaxUnavailableStatefulSet is on by default)."""
+    for obj in objects:
+        if obj["kind"] == "StatefulSet":
+            rolling = obj["spec"].get("updateStrategy", {}).get("rollingUpdate")
+            if rolling is not None and "maxUnavailable" not in rolling:
+                rolling["maxUnavailable"] = 1
 
 
 def _deferred_resize(extras: _VersionExtras, pod: Obj, bound: Obj, nodes: list[Obj]) -> None:
@@ -1550,6 +1560,8 @@ def generate(seed: int, features: Features | None = None, version: str = "1.36")
     scenario = _Gen(seed, features).scenario()
     if features.version_differences:
         _VersionExtras(seed, version).add(scenario["objects"], scenario["pod"])
+    if version == "1.37":
+        stored_in_v137(scenario["objects"])
     return scenario
 
 
@@ -1672,10 +1684,10 @@ def requests_dra_backed_resource(scenario: Obj) -> bool:
     return any(n == DRA_GPU or n.startswith("deviceclass.resource.kubernetes.io/") for n in names)
 
 
-def generate_many(seed: int, count: int, features: Features | None = None) -> Iterator[Obj]:
+def generate_many(seed: int, count: int, features: Features | None = None, version: str = "1.36") -> Iterator[Obj]:
     """Scenarios for seeds ``seed, seed+1, ..., seed+count-1``."""
     for s in range(seed, seed + count):
-        yield generate(s, features)
+        yield generate(s, features, version)
 
 
 def main(argv: list[str] | None = None) -> int:
