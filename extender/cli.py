@@ -126,9 +126,13 @@ def build_scheduler(cluster: str | None, config: Config | str | None, *,
         fill_cache(path, contents, cache)
     except DumpError as err:
         raise CLIError(f"cluster: {err}") from err
-    if release.warning:
-        logging.getLogger("extender").warning(release.warning)
     return Scheduler(cache, frameworks_of(config, release)), config
+
+
+def _warn(release: Release) -> None:
+    """The one warning line of an unsupported cluster version, for the one-shot commands (stderr)."""
+    if release.warning:
+        sys.stderr.write(f"extender: warning: {release.warning}\n")
 
 
 def _port(text: str, what: str) -> int:
@@ -183,6 +187,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
         scheduler, _config = build_scheduler(cluster, config)
+        if scheduler.release.warning:
+            logging.getLogger("extender").warning(scheduler.release.warning)
         app = create_app(scheduler, **limits)
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts(),
@@ -418,8 +424,7 @@ def _read_live(cluster: Any, config: Config,
         raw_pod = read_cluster(cluster, cache, pod, kinds_for_version=kinds_for)
     except ClusterReadError as err:
         raise CLIError(f"apiserver: {err}") from err
-    if chosen[0].warning:
-        sys.stderr.write(f"extender: warning: {chosen[0].warning}\n")
+    _warn(chosen[0])
     return cache, raw_pod, chosen[0]
 
 
@@ -438,6 +443,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         pod = fetched if fetched is not None else _read_pod(args.pod)
     else:
         scheduler, _config = build_scheduler(args.cluster, config)
+        _warn(scheduler.release)
         frameworks = scheduler.frameworks
         cache = scheduler.cache
         if args.name:
@@ -467,6 +473,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     config = read_config(args.config, args)
     if live is None:
         scheduler, _config = build_scheduler(args.cluster, config)
+        _warn(scheduler.release)
     elif args.profile is not None and args.profile not in {p.name for p in config.profiles}:
         known = sorted(p.name for p in config.profiles)
         raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}")

@@ -30,7 +30,7 @@ from extender.cluster.dump import DumpError, load_yaml_documents
 from extender.engine.profile import Profile, ProfileError, build_profile
 from extender.engine.registry import RegistryError, import_plugin_module
 from extender.kube.gates import GateError
-from extender.kube.release import NEWEST, SUPPORTED, Release, VersionChoice, VersionError, parse_setting, release
+from extender.kube.release import SUPPORTED, Release, VersionChoice, VersionError, parse_setting, release
 
 KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds", "logLevel", "kubernetesVersion",
               "featureGates"}
@@ -69,8 +69,8 @@ class Config:
         (each wins over the file's when given), validated again."""
         minor = self.kubernetes_version if kubernetes_version is None else kubernetes_version
         gates = dict(self.feature_gates) if feature_gates is None else {**self.feature_gates, **feature_gates}
-        _check_release_settings(minor, gates, self.profile_specs, self.source)
-        profiles = _build_profiles(self.profile_specs, self.source, _release(minor or NEWEST, gates, self.source))
+        valid_for = _check_release_settings(minor, gates, self.profile_specs, self.source)
+        profiles = _build_profiles(self.profile_specs, self.source, _release(valid_for, gates, self.source))
         return Config(profiles=profiles, imports=self.imports, assumed_pod_ttl_seconds=self.assumed_pod_ttl_seconds,
                       log_level=self.log_level, kubernetes_version=minor, feature_gates=gates,
                       profile_specs=self.profile_specs, source=self.source)
@@ -121,8 +121,8 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
     if not isinstance(gates, Mapping) or not all(isinstance(k, str) for k in gates):
         raise ConfigError(f"{source}: featureGates: expected a map of gate names to true or false")
     gates = dict(gates)
-    _check_release_settings(minor, gates, specs, source)
-    profiles = _build_profiles(specs, source, _release(minor or NEWEST, gates, source))
+    valid_for = _check_release_settings(minor, gates, specs, source)
+    profiles = _build_profiles(specs, source, _release(valid_for, gates, source))
     return Config(profiles=profiles, imports=list(imports), assumed_pod_ttl_seconds=float(ttl),
                   log_level=log_level.lower() if isinstance(log_level, str) else None, kubernetes_version=minor,
                   feature_gates=gates, profile_specs=list(specs), source=source)
@@ -148,15 +148,16 @@ def _build_profiles(specs: list[Any], source: str, chosen: Release) -> list[Prof
     return profiles
 
 
-def _check_release_settings(minor: int | None, gates: Mapping[str, Any], specs: list[Any], source: str) -> None:
+def _check_release_settings(minor: int | None, gates: Mapping[str, Any], specs: list[Any], source: str) -> int:
     """A fixed version's gates and profiles must be valid for it; with auto, for at least one supported release
-    (the one finally chosen is checked again when the cluster's version is known)."""
+    (the one finally chosen is checked again when the cluster's version is known). Returns the release the
+    configuration's profiles are first built for: the fixed one, or the newest it is valid for."""
     candidates = [minor] if minor is not None else sorted(SUPPORTED, reverse=True)
     errors: list[ConfigError] = []
     for candidate in candidates:
         try:
             _build_profiles(specs, source, _release(candidate, gates, source))
-            return
+            return candidate
         except ConfigError as err:
             errors.append(err)
     if len(errors) == 1:

@@ -77,12 +77,23 @@ class Quantity:
         return self.text
 
 
+#: The kinds of single-valued attributes (the only ones the claim constraints compare).
+SCALAR_KINDS: Final = frozenset({"int", "bool", "string", "version"})
+
+
 @dataclass(frozen=True, slots=True)
 class Attribute:
-    """One device attribute: ``kind`` is ``int``, ``bool``, ``string`` or ``version``."""
+    """One device attribute: ``kind`` is ``int``, ``bool``, ``string`` or ``version``, for a list-typed attribute
+    (DRAListTypeAttributes) ``ints``, ``bools``, ``strings`` or ``versions`` with a tuple value, and empty for a
+    value of no known type."""
 
     kind: str
-    value: int | bool | str
+    value: int | bool | str | tuple[int | bool | str, ...]
+
+    @property
+    def scalar(self) -> bool:
+        """Whether this is one value of a known type (constraints cannot compare anything else)."""
+        return self.kind in SCALAR_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +122,8 @@ class CounterConsumption:
 
     counter_set: str
     counters: Mapping[str, Quantity]
+    #: ``compatibilityGroups`` (v1.37, DRADeviceCompatibilityGroups, alpha).
+    compatibility_groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +229,8 @@ class RequestSpec:
     tolerations: tuple[DeviceToleration, ...]
     #: ``capacity.requests`` or None when ``capacity`` is unset.
     capacity_requests: Mapping[str, Quantity] | None
+    #: How many ``derivedAttributes`` it has (v1.37, DRADerivedAttributes, alpha).
+    derived_attributes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,9 +425,25 @@ def _attribute(raw: Any, path: str) -> Attribute:
         if (kind == "bool" and isinstance(value, bool)) or (kind in ("string", "version") and isinstance(value, str)):
             return Attribute(kind, value)
         raise DRAObjectError(f"{path}.{key}: expected {kind}, got {type(value).__name__}")
-    # List-typed attributes (DRAListTypeAttributes) are alpha and off by default in v1.36: such an
-    # attribute is kept as an unsupported value, as upstream's conversion leaves it empty.
+    # List-typed attributes (DRAListTypeAttributes, alpha). The apiserver keeps them only with the gate on
+    # (or once in use); what a selector sees of them depends on the release (see cel_library).
+    for key, kind in (("ints", "int"), ("bools", "bool"), ("strings", "string"), ("versions", "version")):
+        values = attr.get(key)
+        if values is None:
+            continue
+        items = tuple(_list(values, f"{path}.{key}"))
+        if not all(_attribute_value_fits(kind, v) for v in items):
+            raise DRAObjectError(f"{path}.{key}: expected a list of {kind}")
+        return Attribute(key, items)
     return Attribute("", "")
+
+
+def _attribute_value_fits(kind: str, value: Any) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    return isinstance(value, str)
 
 
 def _request_policy(raw: Any, path: str) -> RequestPolicy | None:
@@ -473,6 +504,7 @@ def _device(raw: Any, path: str) -> DeviceRecord:
             CounterConsumption(
                 _str(_map(c, f"{path}.consumesCounters[{i}]"), "counterSet", f"{path}.consumesCounters[{i}]"),
                 _counters(c.get("counters"), f"{path}.consumesCounters[{i}].counters"),
+                _strings(c.get("compatibilityGroups"), f"{path}.consumesCounters[{i}].compatibilityGroups"),
             )
             for i, c in enumerate(_list(dev.get("consumesCounters"), f"{path}.consumesCounters"))
         ),
@@ -621,6 +653,7 @@ def _request_spec(raw: Mapping[str, Any], name: str, path: str, *, sub: bool) ->
         selectors=_selectors(raw.get("selectors"), f"{path}.selectors"),
         tolerations=_tolerations(raw.get("tolerations"), f"{path}.tolerations"),
         capacity_requests=capacity_requests,
+        derived_attributes=len(_list(raw.get("derivedAttributes"), f"{path}.derivedAttributes")),
     )
 
 

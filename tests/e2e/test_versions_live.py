@@ -92,8 +92,8 @@ def test_explain_and_serve_follow_the_apiserver_version(
         assert served["kubernetes"]["version"] == k8s_version
         assert served["outcome"]["status"] == explained["outcome"]["status"]
         metrics = httpx.get(f"{svc.url}/metrics", timeout=10).text
-        assert (f'extender_kubernetes_version{{kubernetes_version="{k8s_version}",upstream="{tag}",setting="auto",'
-                'source="apiserver",supported="true"} 1.0') in metrics
+        assert (f'extender_kubernetes_version{{kubernetes_version="{k8s_version}",setting="auto",'
+                f'source="apiserver",supported="true",upstream="{tag}"}} 1.0') in metrics
     finally:
         kube.delete_pods(labelled)
 

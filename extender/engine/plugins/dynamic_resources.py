@@ -59,6 +59,7 @@ from extender.engine.plugins.dra_claims import (
     pod_claims,
 )
 from extender.engine.plugins.dra_extended_resources import (
+    cel_list_attributes,
     dra_resources_on_node,
     existing_extended_claim,
     extended_claim_requests,
@@ -181,7 +182,8 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         if self.binding_timeout < 1:
             raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
                                "must be at least 1 second")
-        self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
+        # compiled selectors, reused across pods as upstream's cel.Cache
+        self.cel_cache = CelCache(list_attributes=cel_list_attributes(self.release))
         self.allocator_features = allocator_features(self.release)
         # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations.
         self._recent: OrderedDict[bytes, tuple[DRAView, _State]] = OrderedDict()

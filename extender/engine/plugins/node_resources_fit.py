@@ -21,7 +21,7 @@ from extender.engine.framework import (
     Status,
     Verdicts,
 )
-from extender.engine.plugins.dra_extended_resources import delegated_to_dra
+from extender.engine.plugins.dra_extended_resources import cel_list_attributes, delegated_to_dra
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, Scorer, parse_resource_specs
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
@@ -172,7 +172,8 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         self.strategy = kind
         # Upstream builds Fit's scorer without enablePodLevelResources (only BalancedAllocation sets it), so
         # Fit's scores take container requests even when spec.resources sets pod-level ones (fit.go NewFit).
-        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False)
+        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False,
+                                               list_attributes=cel_list_attributes(self.release))
 
     def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
         want = pod.requests

@@ -64,7 +64,7 @@ class ResourceAllocationScorer:
     """Computes per-resource vectors for one pod on one node and applies a scoring function."""
 
     def __init__(self, resources: Sequence[tuple[str, int]], scorer: Scorer, use_requested: bool,
-                 pod_level_resources: bool = True) -> None:
+                 pod_level_resources: bool = True, *, list_attributes: bool = True) -> None:
         self.resources = tuple(resources)
         self.pod_level_resources = pod_level_resources
         self.names = tuple(name for name, _ in self.resources)
@@ -72,7 +72,7 @@ class ResourceAllocationScorer:
         self.weights = tuple(weight for _, weight in self.resources)
         self.scorer = scorer
         self.use_requested = use_requested
-        self.devices = DeviceTotals()  # its own CEL cache, as upstream's scorer has
+        self.devices = DeviceTotals(list_attributes=list_attributes)  # its own CEL cache, as upstream's scorer has
 
     def pod_request_list(self, raw_pod: Mapping[str, Any]) -> list[int]:
         """The pod's request for each configured resource (non-zero defaults unless use_requested)."""

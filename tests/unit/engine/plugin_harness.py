@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from extender.engine.explain import explain_objects
+from extender.kube.release import Release
 
 
 def single_plugin_profile(name: str, args: dict[str, Any] | None = None, *, score_only: bool = False,
@@ -32,9 +33,9 @@ def filter_verdicts(name: str, pod: dict[str, Any], objects: list[dict[str, Any]
 
 
 def scores(name: str, pod: dict[str, Any], objects: list[dict[str, Any]], args: dict[str, Any] | None = None,
-           *, normalized: bool = True) -> dict[str, int] | None:
-    """node -> score of one score plugin (None when its PreScore skipped)."""
-    out = explain_objects(objects, pod, single_plugin_profile(name, args, score_only=True))
+           *, normalized: bool = True, release: Release | None = None) -> dict[str, int] | None:
+    """node -> score of one score plugin (None when its PreScore skipped), under ``release`` (default: newest)."""
+    out = explain_objects(objects, pod, single_plugin_profile(name, args, score_only=True), release)
     result: dict[str, int] = {}
     for node, entry in out["nodes"].items():
         s = entry["scores"][name]
