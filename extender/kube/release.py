@@ -75,15 +75,10 @@ def reported_minor(git_version: str, minor_field: str | None = None) -> int | No
     return int(digits.group(1)) if digits else None
 
 
-@dataclass(frozen=True)
-class VersionChoice:
-    """The release chosen for a setting and what the cluster reported, with the reason and any warning."""
+class _Named:
+    """The name and upstream tag of a release, from its ``minor``."""
 
     minor: int
-    setting: str  # "auto", "1.36" or "1.37"
-    source: Source  # where the minor came from
-    reported: str | None = None  # the cluster's own version string, when known
-    warning: str | None = None  # set when the cluster's minor is not supported
 
     @property
     def name(self) -> str:
@@ -94,6 +89,17 @@ class VersionChoice:
     def tag(self) -> str:
         """The upstream tag followed, ``"v1.37.2"``."""
         return SUPPORTED[self.minor]
+
+
+@dataclass(frozen=True)
+class VersionChoice(_Named):
+    """The release chosen for a setting and what the cluster reported, with the reason and any warning."""
+
+    minor: int
+    setting: str  # "auto", "1.36" or "1.37"
+    source: Source  # where the minor came from
+    reported: str | None = None  # the cluster's own version string, when known
+    warning: str | None = None  # set when the cluster's minor is not supported
 
     def describe(self) -> dict[str, str | None]:
         """What /readyz, explain and simulate report about it."""
@@ -128,23 +134,13 @@ def choose(setting: int | None, reported: str | None = None, *, source: Source =
 
 
 @dataclass(frozen=True)
-class Release:
+class Release(_Named):
     """The kube-scheduler release a profile is built for: its minor, tag and feature gates in effect, and how
     it was chosen (``choice``: None when it was not chosen from a setting, e.g. in tests)."""
 
     minor: int
     gates: FeatureGates = field(compare=False)
     choice: VersionChoice | None = field(default=None, compare=False)
-
-    @property
-    def name(self) -> str:
-        """``"1.37"``."""
-        return f"1.{self.minor}"
-
-    @property
-    def tag(self) -> str:
-        """``"v1.37.2"``."""
-        return SUPPORTED[self.minor]
 
     def gate(self, name: str) -> bool:
         """Whether a feature gate is on for this release (upstream's default unless configured)."""

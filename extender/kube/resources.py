@@ -393,8 +393,13 @@ def _with_non_missing(resources: Mapping[str, Fraction] | None, non_missing: Map
     return result
 
 
-def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] | None) -> ResourceList:
-    """Upstream ``aggregateContainerResourcesByFn``: containers summed, init containers as peaks."""
+def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] | None,
+               *, sidecar_statuses_only: bool = False) -> ResourceList:
+    """Upstream ``aggregateContainerResourcesByFn``: containers summed, init containers as peaks.
+
+    ``sidecar_statuses_only``: an init container's status is passed to ``getter`` only when it is a sidecar
+    (restartable), as v0.36.3's ``AggregateContainerRequests`` reads them.
+    """
     infeasible = pod.resize_infeasible
     statuses = pod.statuses
     result: ResourceList = {}
@@ -406,7 +411,8 @@ def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] |
     sidecars: ResourceList = {}
     init_peak: ResourceList = {}
     for container in pod.init_containers:
-        resources = getter(container, statuses.get(container.name), infeasible)
+        status = None if sidecar_statuses_only and not container.restartable else statuses.get(container.name)
+        resources = getter(container, status, infeasible)
         if non_missing:
             resources = _with_non_missing(resources, non_missing)
         if container.restartable:
@@ -445,31 +451,7 @@ def _effective_requests_v136(
 def _container_requests_v136(pod: _Pod, non_missing: Mapping[str, Fraction] | None) -> ResourceList:
     """v0.36.3 ``AggregateContainerRequests`` with UseStatusResources: the status is read container by container
     (for init containers only restartable ones), defaults for missing requests applied after it."""
-    infeasible = pod.resize_infeasible
-    statuses = pod.statuses
-    result: ResourceList = {}
-    for container in pod.containers:
-        resources = _effective_requests_v136(container, statuses.get(container.name), infeasible)
-        if non_missing:
-            resources = _with_non_missing(resources, non_missing)
-        _add_into(result, resources)
-    sidecars: ResourceList = {}
-    init_peak: ResourceList = {}
-    for container in pod.init_containers:
-        status = statuses.get(container.name) if container.restartable else None
-        resources = _effective_requests_v136(container, status, infeasible)
-        if non_missing:
-            resources = _with_non_missing(resources, non_missing)
-        if container.restartable:
-            _add_into(result, resources)
-            _add_into(sidecars, resources)
-            _max_into(init_peak, sidecars)
-        else:
-            step = dict(resources or {})
-            _add_into(step, sidecars)
-            _max_into(init_peak, step)
-    _max_into(result, init_peak)
-    return result
+    return _aggregate(pod, _effective_requests_v136, non_missing, sidecar_statuses_only=True)
 
 
 def _container_requests(pod: _Pod, non_missing: Mapping[str, Fraction] | None, use_status: bool,

@@ -34,6 +34,11 @@ import httpx
 import pytest
 import yaml
 
+_TESTS = Path(__file__).resolve().parents[1]  # tests/: release_env (also when run as a script)
+if str(_TESTS) not in sys.path:
+    sys.path.append(str(_TESTS))
+from release_env import versions_from_env  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO / "tests" / "k8s" / "build"
 # The releases the e2e tests run against, by the engine's kubernetesVersion; EXTENDER_E2E_VERSIONS narrows them.
@@ -47,12 +52,7 @@ HOW_TO_ENABLE = (
 
 def e2e_versions() -> list[str]:
     """The releases to run against: EXTENDER_E2E_VERSIONS (e.g. "1.37"), else every pinned one."""
-    raw = os.environ.get("EXTENDER_E2E_VERSIONS", "").strip()
-    wanted = [v.strip() for v in raw.split(",") if v.strip()] if raw else list(K8S_VERSIONS)
-    unknown = [v for v in wanted if v not in K8S_VERSIONS]
-    if unknown:
-        raise ValueError(f"EXTENDER_E2E_VERSIONS: unknown version(s) {unknown}; known: {sorted(K8S_VERSIONS)}")
-    return wanted
+    return versions_from_env("EXTENDER_E2E_VERSIONS", K8S_VERSIONS)
 
 
 def version_document(version: str) -> Obj:

@@ -19,6 +19,11 @@ from typing import Any
 
 from scenarios import Features
 
+_TESTS = Path(__file__).resolve().parents[1]  # tests/: release_env (also when run as a script)
+if str(_TESTS) not in sys.path:
+    sys.path.append(str(_TESTS))
+from release_env import versions_from_env  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
 OK_CODES = {"Success", "Skip", None}  # None: the engine did not report the plugin
@@ -46,12 +51,7 @@ class OracleUnavailable(RuntimeError):
 
 def versions_to_test() -> list[str]:
     """The releases a test run covers: ``ORACLE_VERSIONS`` (e.g. "1.37"), else every supported one."""
-    raw = os.environ.get("ORACLE_VERSIONS", "").strip()
-    wanted = [v.strip() for v in raw.split(",") if v.strip()] if raw else list(VERSIONS)
-    unknown = [v for v in wanted if v not in VERSIONS]
-    if unknown:
-        raise ValueError(f"ORACLE_VERSIONS: unknown version(s) {unknown}; known: {sorted(VERSIONS)}")
-    return wanted
+    return versions_from_env("ORACLE_VERSIONS", VERSIONS)
 
 
 def build_oracle(version: str = "1.36") -> Path:

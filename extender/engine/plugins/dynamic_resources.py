@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -145,6 +145,24 @@ def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
         else:
             return unresolvable(f"resource claim {claim_ref}, request {request_name}: unknown request type")
     return None
+
+
+#: The node feature an allocation with skipNodeOperations needs (component-helpers draoptionalnodeoperations).
+OPTIONAL_NODE_OPERATIONS: Final = "DRAOptionalNodeOperations"
+
+
+def _skips_node_operations(allocation: Mapping[str, Any]) -> bool:
+    """dynamicresources.go allocationResultRequiresDRAOptionalNodeOperations: a result with skipNodeOperations."""
+    devices = allocation.get("devices")
+    results = devices.get("results") if isinstance(devices, Mapping) else None
+    return any(isinstance(r, Mapping) and r.get("skipNodeOperations") for r in results or ())
+
+
+def _declares(node: Mapping[str, Any], feature: str) -> bool:
+    """Whether ``status.declaredFeatures`` lists the feature (as written: no registry involved)."""
+    status = node.get("status")
+    declared = status.get("declaredFeatures") if isinstance(status, Mapping) else None
+    return isinstance(declared, list) and feature in declared
 
 
 def allocator_features(release: Release) -> Features:
@@ -321,7 +339,14 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             if selector is not None and not selector.matches(record.labels, record.name):
                 unavailable = True
                 continue
-            if claim_allocation(entry.raw) is None:
+            allocation = claim_allocation(entry.raw)
+            if allocation is None:
+                continue
+            if self.release.at_least(37) and _skips_node_operations(allocation) and not _declares(
+                    record.raw, OPTIONAL_NODE_OPERATIONS):
+                # v1.37 (dynamicresources.go Filter): a device allocated with skipNodeOperations needs a node that
+                # declares DRAOptionalNodeOperations.
+                unavailable = True
                 continue
             try:
                 ready = claim_ready_for_binding(entry.raw)
