@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 import orjson
 
@@ -259,6 +259,17 @@ class PodRecord:
         self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
 
     @property
+    def spec_requests(self) -> Resource:
+        """The requests of its spec alone, as an incoming pod's are counted (fit.go computePodResourceRequest),
+        even for a pod that already names a node and reports resized resources in its status."""
+        if not self.node_name:
+            return self.requests
+        held: Resource | None = self.memo.get(_SPEC_REQUESTS)
+        if held is None:
+            held = self.memo[_SPEC_REQUESTS] = _pod_resources(self.raw, self.spec, False, 0)[0]
+        return held
+
+    @property
     def spec(self) -> Mapping[str, Any]:
         """The raw spec."""
         return _mapping(self.raw.get("spec"), "spec")
@@ -296,6 +307,9 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
         return status
     resize = [c for c in conditions if isinstance(c, Mapping) and c.get("type") == "PodResizePending"]
     return statuses, resize
+
+
+_SPEC_REQUESTS: Final = "records.spec_requests"
 
 
 def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool,

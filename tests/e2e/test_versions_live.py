@@ -9,12 +9,15 @@ rules, which the real kube-scheduler of the same release confirms:
   and so counts a matching pod in any namespace; v1.37.2 replaces it by the namespaces it picked
   (interpodaffinity/plugin.go). On the one node, next to such a pod in a namespace labelled ``team``, the pod is
   unschedulable under v1.36 and scheduled under v1.37;
-* a pod pinned with ``spec.nodeName`` to a node it does not fit, beside a cordoned node: v1.36 rejects the
-  cordoned node with NodeUnschedulable, v1.37 filters only the named node (NodeName's PreFilterResult) and
-  counts the other as "node(s) didn't satisfy plugin(s) [NodeName]".
+* a pod whose bound volume is of a CSI driver that asks to keep pods off nodes without it
+  (``preventPodSchedulingIfMissing``), on a node without it: VolumeLimitScaling, on by default from v1.37,
+  makes NodeVolumeLimits reject the node ("<driver> CSI driver is not installed on the node"); v1.36 schedules
+  the pod.
 """
 
 from __future__ import annotations
+
+import zlib
 
 import httpx
 import pytest
@@ -98,23 +101,49 @@ def test_explain_and_serve_follow_the_apiserver_version(
         kube.delete_pods(labelled)
 
 
-def test_a_pinned_pod_is_explained_with_the_release_plugin_order(
-        control_plane: ControlPlane, cluster: TestCluster, kube: KubeClient, k8s_version: str) -> None:
+def test_a_csi_driver_missing_from_the_node_follows_the_release(
+        control_plane: ControlPlane, cluster: TestCluster, kube: KubeClient, start_scheduler: StartScheduler,
+        k8s_version: str) -> None:
     ns = cluster.ns
-    cluster.node("named", cpu="1", memory="4Gi")
-    cluster.node("cordoned", cpu="8", memory="16Gi")
-    kube.merge_patch("/api/v1/nodes/cordoned", {"spec": {"unschedulable": True}})
-    # Pinned by spec.nodeName to a node too small for it (nothing runs pods here: it stays Pending there).
-    cluster.pod("pinned", cpu="2", memory="1Gi", node_name="named")
-    explained = explain_json("-n", ns, "pinned", kubeconfig=control_plane.kubeconfig)
-    assert explained["kubernetes"]["version"] == k8s_version
-    if k8s_version == "1.36":
-        expected = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
-    else:
-        expected = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeName]."
-    assert explained["outcome"]["message"] == expected
-    # A configured version wins over the apiserver's.
-    other = "1.36" if k8s_version == "1.37" else "1.37"
-    forced = explain_json("-n", ns, "pinned", "--kubernetes-version", other, kubeconfig=control_plane.kubeconfig)
-    assert forced["kubernetes"]["version"] == other and forced["kubernetes"]["source"] == "configuration"
-    assert forced["kubernetes"]["reported"] is None
+    driver = f"csi-{zlib.crc32(ns.encode()):08x}.example.com"  # a name of its own (at most 63 bytes)
+    # The driver asks kube-scheduler to keep pods off nodes where it is missing (VolumeLimitScaling: on by
+    # default in 1.37, off in 1.36, whose apiserver also drops the field); the node has no CSINode at all.
+    kube.post("/apis/storage.k8s.io/v1/csidrivers", {
+        "metadata": {"name": driver}, "spec": {"attachRequired": True, "preventPodSchedulingIfMissing": True}})
+    try:
+        cluster.node("plain", cpu="4", memory="8Gi")
+        claim = kube.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
+            "metadata": {"name": "data", "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "", "volumeName": f"{ns}-pv",
+                     "resources": {"requests": {"storage": "1Gi"}}}})
+        kube.post("/api/v1/persistentvolumes", {
+            "metadata": {"name": f"{ns}-pv"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
+                     "csi": {"driver": driver, "volumeHandle": "handle-1"},
+                     "claimRef": {"namespace": ns, "name": "data", "uid": claim["metadata"]["uid"]}}})
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "writer", "namespace": ns},
+               "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
+                        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}],
+                        "terminationGracePeriodSeconds": 0}}
+        kube.post(f"/api/v1/namespaces/{ns}/pods", pod)
+        start_scheduler([])
+        explained = explain_json("-n", ns, "writer", kubeconfig=control_plane.kubeconfig)
+        assert explained["kubernetes"]["version"] == k8s_version
+        if k8s_version == "1.36":
+            assert cluster.wait_scheduled("writer") == "plain"
+            assert explained["bound"]["node"] == "plain" and explained["outcome"]["status"] == "Schedulable"
+        else:
+            message = f"0/1 nodes are available: 1 {driver} CSI driver is not installed on the node."
+            condition = cluster.wait_unschedulable("writer")
+            assert same_as_kube_scheduler(message, condition), condition
+            assert explained["outcome"]["message"] == message
+        # A configured version wins over the apiserver's: the other release's rules, said so.
+        other = "1.36" if k8s_version == "1.37" else "1.37"
+        forced = explain_json("-n", ns, "writer", "--kubernetes-version", other,
+                              kubeconfig=control_plane.kubeconfig)
+        assert forced["kubernetes"]["version"] == other and forced["kubernetes"]["source"] == "configuration"
+        if other == "1.36":
+            assert forced["outcome"]["status"] == "Schedulable"
+    finally:
+        kube.delete(f"/apis/storage.k8s.io/v1/csidrivers/{driver}")
+        kube.delete(f"/api/v1/persistentvolumes/{ns}-pv")

@@ -68,7 +68,9 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
         super().__init__(args)
         resources = parse_resource_specs(self.args.get("resources"), "NodeResourcesBalancedAllocation args.resources")
         self.scorer = ResourceAllocationScorer(resources, balanced_resource_scorer, use_requested=True,
-                                               list_attributes=cel_list_attributes(self.release))
+                                               status_resources=True,
+                                               list_attributes=cel_list_attributes(self.release),
+                                               minor=self.release.minor)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         requests = self.scorer.requests_of(pod)

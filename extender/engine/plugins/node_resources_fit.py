@@ -173,10 +173,12 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         # Upstream builds Fit's scorer without enablePodLevelResources (only BalancedAllocation sets it), so
         # Fit's scores take container requests even when spec.resources sets pod-level ones (fit.go NewFit).
         self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False,
-                                               list_attributes=cel_list_attributes(self.release))
+                                               list_attributes=cel_list_attributes(self.release),
+                                               minor=self.release.minor)
 
     def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
-        want = pod.requests
+        # PreFilter counts the incoming pod by its spec (no status resources), even when it names a node.
+        want = pod.spec_requests
         # Each check sets one bit per node; a node's set of bits, in this order, is its list of reasons.
         reasons = ["Too many pods"]
         bits = (batch.column("pod_count") + 1 > batch.column("alloc_pods")).astype(np.int64)

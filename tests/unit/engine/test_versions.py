@@ -250,3 +250,29 @@ def test_a_deferred_resize_stays_on_its_node_with_the_gate() -> None:
     for plugin in ("TaintToleration", "NodeAffinity", "InterPodAffinity"):
         assert out["prefilter"][plugin]["code"] == "Skip"
     assert run(objects, pod, V137)["nodes"]["own"]["filters"]["NodeResourcesFit"]["code"] == "Unschedulable"
+
+
+@pytest.mark.parametrize("minor", [36, 37])
+def test_an_incoming_pod_fits_by_its_spec_and_balanced_allocation_scores_its_status(minor: int) -> None:
+    # A pod naming a node whose status reports 3 cpu (its spec asks 1): fit.go's PreFilter and Fit's scorer count
+    # the spec, BalancedAllocation's scorer the status (UseStatusResources).
+    def pod_asking(cpu: str, status_cpu: str | None = None) -> dict[str, Any]:
+        pod = make_pod("p", node="n", requests=[{"cpu": cpu, "memory": "1Gi"}])
+        if status_cpu is not None:
+            pod["status"] = {"containerStatuses": [{
+                "name": "c0", "allocatedResources": {"cpu": status_cpu, "memory": "1Gi"},
+                "resources": {"requests": {"cpu": status_cpu, "memory": "1Gi"}}}]}
+        return pod
+
+    objects = [make_node("n", cpu="2", memory="8Gi")]
+    resized = run(objects, pod_asking("1", status_cpu="3"), release(minor))["nodes"]["n"]
+    by_spec = run(objects, pod_asking("1"), release(minor))["nodes"]["n"]
+    assert resized["filters"]["NodeResourcesFit"]["code"] == "Success"  # 3 cpu would not fit
+    assert run(objects, pod_asking("3"), release(minor))["nodes"]["n"]["filters"]["NodeResourcesFit"]["code"] \
+        == "UnschedulableAndUnresolvable"  # more than the node has at all
+    assert resized["scores"]["NodeResourcesFit"]["raw"] == by_spec["scores"]["NodeResourcesFit"]["raw"]
+    # Balanced caps each fraction at 1: 3 cpu of 2 scores as 2 of 2 would.
+    full = run(objects, pod_asking("2"), release(minor))["nodes"]["n"]
+    balanced = resized["scores"]["NodeResourcesBalancedAllocation"]["raw"]
+    assert balanced == full["scores"]["NodeResourcesBalancedAllocation"]["raw"]
+    assert balanced != by_spec["scores"]["NodeResourcesBalancedAllocation"]["raw"]
