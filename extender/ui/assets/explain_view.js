@@ -237,8 +237,7 @@ export function renderExplanation(root, result, facts, { banner } = {}) {
         "scores: raw/normalized/weighted; total: the weighted sum; 0..10: the prioritize answer. Click a column to sort."),
       h("div", { class: "tools" }, search, show, rejectedBy, zoneSel, poolSel, clear),
       table.el));
-  table.setRows(rows);
-  table.sortBy("total", -1);
+  table.sortBy("total", -1, rows);
   return { table, devices, rows };
 }
 

@@ -80,9 +80,11 @@ async function openPod(namespace, name) {
   const side = h("div", { id: "whatif-slot" });
   put(detail, view, side);
   const drawn = renderExplanation(view, result, state.facts);
+  const built = performance.now();
   await painted();
-  const timing = { pod: key, nodes: Object.keys(result.nodes || {}).length,
-    fetchMs: Math.round(arrived - started), renderMs: Math.round(performance.now() - arrived) };
+  const done = performance.now();
+  const timing = { pod: key, nodes: Object.keys(result.nodes || {}).length, fetchMs: Math.round(arrived - started),
+    renderMs: Math.round(done - arrived), buildMs: Math.round(built - arrived), paintMs: Math.round(done - built) };
   window.uiTimings.push(timing);
   setStatus(`explained ${timing.nodes} nodes: answer in ${timing.fetchMs} ms, drawn in ${timing.renderMs} ms`);
   document.body.dataset.ready = key;

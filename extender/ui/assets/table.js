@@ -6,11 +6,14 @@ import { h } from "./dom.js";
 const ROW_HEIGHT = 26;
 const OVERSCAN = 10;
 
+// One collator for every comparison: localeCompare with options builds a new one per call (slow at 5,000 rows).
+const collator = new Intl.Collator(undefined, { numeric: true });
+
 function compare(a, b) {
   const na = typeof a === "number", nb = typeof b === "number";
   if (na && nb) return a - b;
   if (na !== nb) return na ? -1 : 1; // numbers before text ("-" for no score)
-  return String(a).localeCompare(String(b), undefined, { numeric: true });
+  return collator.compare(String(a), String(b));
 }
 
 /**
@@ -23,6 +26,7 @@ export class VirtualTable {
     this.onRowClick = onRowClick;
     this.columns = [];
     this.rows = [];
+    this.rank = new Map();
     this.view = [];
     this.filter = null;
     this.sort = null; // {id, dir: 1 | -1}
@@ -54,8 +58,16 @@ export class VirtualTable {
   }
 
   setRows(rows) {
-    this.rows = rows;
+    this.setRowsQuietly(rows);
     this.refresh();
+  }
+
+  /** New rows, ranked by key once: equal sort values then keep that order at the cost of a number compare. */
+  setRowsQuietly(rows) {
+    this.rows = rows;
+    const keyed = rows.map((row) => [this.key(row), row]);
+    keyed.sort((a, b) => collator.compare(a[0], b[0]));
+    this.rank = new Map(keyed.map(([, row], i) => [row, i]));
   }
 
   setFilter(fn) {
@@ -63,7 +75,9 @@ export class VirtualTable {
     this.refresh();
   }
 
-  sortBy(id, dir) {
+  /** Sort by a column (again: the other way), optionally with new rows; then draw. */
+  sortBy(id, dir, rows) {
+    if (rows) this.setRowsQuietly(rows);
     const same = this.sort && this.sort.id === id;
     this.sort = { id, dir: dir || (same ? -this.sort.dir : 1) };
     for (const th of this.head.children) {
@@ -80,8 +94,8 @@ export class VirtualTable {
       const col = this.columns.find((c) => c.id === this.sort.id);
       if (col) {
         const dir = this.sort.dir;
-        const keyed = view.map((row) => [col.value(row), this.key(row), row]);
-        keyed.sort((a, b) => dir * compare(a[0], b[0]) || compare(a[1], b[1]));
+        const keyed = view.map((row) => [col.value(row), this.rank.get(row), row]);
+        keyed.sort((a, b) => dir * compare(a[0], b[0]) || a[1] - b[1]);
         view = keyed.map((k) => k[2]);
       }
     }
@@ -110,7 +124,8 @@ export class VirtualTable {
 
   /** Put the rows in view into the DOM (reusing row elements). */
   draw() {
-    const headHeight = this.head.offsetHeight;
+    // The header's height is read once (reading it forces a layout, which each scroll would then pay).
+    const headHeight = this.headHeight || (this.headHeight = this.head.offsetHeight);
     const top = Math.max(0, this.body.scrollTop - headHeight);
     const height = this.body.clientHeight || 600;
     const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
