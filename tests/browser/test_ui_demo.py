@@ -227,3 +227,12 @@ def test_multicluster_placement_matches_the_schedule_route(page: Any, demo: Serv
         assert cells[7] == "; ".join(reference["filtered"].get(cluster, [])), cluster
     assert page.inner_text("#mc-message") == "12 replica(s) to 3 cluster(s)"
     shot(page, artifacts, "multicluster")
+
+
+def test_readme_screenshot(page: Any, demo: Service, artifacts: Path) -> None:
+    """The README's picture (scripts/ui-screenshot copies it to docs/ui.png): a pod that fits nowhere."""
+    page.set_viewport_size({"width": 1360, "height": 1020})
+    open_pod(page, demo, "shop", "search-indexer")
+    page.wait_for_selector("#whatif-yaml")
+    assert "node(s) didn't match Pod's node affinity/selector" in page.inner_text("#outcome-message")
+    page.screenshot(path=str(artifacts / "readme.png"))

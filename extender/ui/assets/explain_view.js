@@ -102,7 +102,7 @@ function columns(result) {
       cell: (r) => ({ text: r.feasible ? "yes" : "no", cls: r.feasible ? "ok" : "bad" }) },
   ];
   for (const plugin of pluginsOf(nodes, "filters")) {
-    cols.push({ id: `f:${plugin}`, label: breakable(plugin), width: 100, cls: "verdict", title: `filter plugin ${plugin}`,
+    cols.push({ id: `f:${plugin}`, label: breakable(plugin), width: 112, cls: "verdict", title: `filter plugin ${plugin}`,
       value: (r) => { const v = r.entry.filters[plugin]; return v ? v.code : ""; },
       cell: (r) => {
         const v = r.entry.filters[plugin];
