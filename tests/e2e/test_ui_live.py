@@ -4,8 +4,6 @@ nothing in the cluster (the browser tests click through the same page on a dump)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,12 +15,6 @@ pytestmark = pytest.mark.e2e
 
 TAINT = {"key": "dedicated", "value": "infra", "effect": "NoSchedule"}
 
-
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
 
 
 def test_the_web_view_explains_a_live_pending_pod_and_its_what_if_writes_nothing(
