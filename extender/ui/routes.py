@@ -31,6 +31,25 @@ from extender.ui.placement import cluster_summary, place
 from extender.ui.whatif import WhatIfError, apply_changes, parse_changes, parse_pod_yaml, simulate_replicas
 
 MODES = ("explain", "simulate")
+# The POST bodies as OpenAPI documents them (the routes check them field by field, with messages that name
+# the field).
+WHAT_IF_BODY = {"type": "object", "required": ["pod"], "properties": {
+    "pod": {"type": "string", "description": "the pod's YAML (or JSON)"},
+    "changes": {"type": "array", "items": {"type": "object", "required": ["op", "node"], "properties": {
+        "op": {"type": "string", "enum": ["cordon", "uncordon", "copy", "untaint"]},
+        "node": {"type": "string"}, "count": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "taint": {"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"},
+                                                   "effect": {"type": "string"}}}}}},
+    "mode": {"type": "string", "enum": list(MODES), "default": "explain"},
+    "profile": {"type": "string", "description": "default: the pod's schedulerName, else the first profile"},
+    "replicas": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "simulate: copies placed"},
+    "seed": {"type": "integer", "description": "simulate: seed for ties among top-scoring nodes"}}}
+PLACE_BODY = {"type": "object", "required": ["yaml"], "properties": {"yaml": {
+    "type": "string", "description": "a ResourceBinding, optionally a PropagationPolicy and Cluster objects"}}}
+
+
+def _json_body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
 def _has_claims(raw_pod: Mapping[str, Any]) -> bool:
@@ -196,12 +215,13 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
                          summary="The web view: every node's zone, pool, taints and usage")
     router.add_api_route("/ui/api/devices/{namespace}/{name}", devices, methods=["GET"],
                          summary="The web view: the devices each node could allocate to the pod's claims")
-    router.add_api_route("/ui/api/whatif", what_if, methods=["POST"],
+    router.add_api_route("/ui/api/whatif", what_if, methods=["POST"], openapi_extra=_json_body(WHAT_IF_BODY),
                          summary="The web view: explain or simulate an edited pod on an edited copy of the "
                                  "cluster (nothing is written)")
     router.add_api_route("/ui/api/multicluster", clusters, methods=["GET"],
                          summary="The web view: the service's Karmada member clusters")
     router.add_api_route("/ui/api/multicluster/place", placement, methods=["POST"],
+                         openapi_extra=_json_body(PLACE_BODY),
                          summary="The web view: where a ResourceBinding's replicas go and why clusters were "
                                  "filtered out (nothing is written)")
     return router
