@@ -26,16 +26,36 @@ function pluginsOf(nodes, field) {
 
 /** The table's rows: one per node, with its facts (zone, pool) and its first rejecting plugin. */
 export function nodeRows(result, facts) {
-  return Object.entries(result.nodes || {}).map(([name, entry]) => {
-    const rejecting = Object.entries(entry.filters || {}).filter(([, v]) => !PASSING.has(v.code));
+  const rows = [];
+  for (const [name, entry] of Object.entries(result.nodes || {})) {
+    const rejecting = [];
+    for (const plugin in entry.filters) if (!PASSING.has(entry.filters[plugin].code)) rejecting.push(plugin);
     const fact = facts.get(name) || {};
-    return {
-      name, entry, zone: fact.zone || "", pool: fact.pool || "", feasible: !!entry.feasible,
-      first: rejecting.length ? rejecting[0][0] : "",
-      rejecting: rejecting.map(([plugin]) => plugin),
-      reasons: rejecting.map(([plugin, v]) => `${plugin}: ${(v.reasons || []).join(", ") || v.code}`).join("; "),
-    };
-  });
+    rows.push(new NodeRow(name, entry, fact.zone || "", fact.pool || "", rejecting));
+  }
+  return rows;
+}
+
+/** One node of the table. Its reasons text is built when first read (a drawn row, a search), not for all. */
+class NodeRow {
+  constructor(name, entry, zone, pool, rejecting) {
+    this.name = name;
+    this.entry = entry;
+    this.zone = zone;
+    this.pool = pool;
+    this.feasible = !!entry.feasible;
+    this.rejecting = rejecting;
+    this.first = rejecting.length ? rejecting[0] : "";
+    this.text = null;
+  }
+
+  get reasons() {
+    if (this.text === null) {
+      const filters = this.entry.filters;
+      this.text = this.rejecting.map((p) => `${p}: ${(filters[p].reasons || []).join(", ") || filters[p].code}`).join("; ");
+    }
+    return this.text;
+  }
 }
 
 function versionText(version) {
