@@ -236,3 +236,26 @@ def test_readme_screenshot(page: Any, demo: Service, artifacts: Path) -> None:
     page.wait_for_selector("#whatif-yaml")
     assert "node(s) didn't match Pod's node affinity/selector" in page.inner_text("#outcome-message")
     page.screenshot(path=str(artifacts / "readme.png"))
+
+
+def test_fields_explain_adds_later_are_shown(page: Any, demo: Service) -> None:
+    """A newer engine's explanation (a Kubernetes version, a PostFilter message, fields unknown today) is shown
+    as it comes: the version beside the profile, the outcome's message verbatim, the rest under "More"."""
+    message = ("0/33 nodes are available: 1 node(s) were unschedulable. preemption: 0/33 nodes are available: "
+               "33 Preemption is not helpful for scheduling.")
+
+    def newer(route: Any) -> None:
+        answer = route.fetch().json()
+        answer["version"] = "v1.37.2"
+        answer["outcome"]["message"] = message
+        answer["outcome"]["nominatedNode"] = "zone-b-09"
+        answer["futureField"] = {"note": "<b>kept as text</b>"}
+        route.fulfill(json=answer)
+
+    page.route("**/explain/shop/search-indexer", newer)
+    open_pod(page, demo, "shop", "search-indexer")
+    assert "Kubernetes v1.37.2" in page.inner_text(".meta")
+    assert page.inner_text("#outcome-message") == message
+    more = page.inner_text("details.more")
+    assert "nominatedNode" in more and "zone-b-09" in more
+    assert "futureField" in more and "<b>kept as text</b>" in more
