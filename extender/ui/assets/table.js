@@ -39,7 +39,14 @@ export class VirtualTable {
     this.el = h("div", { class: "vt" }, this.body, this.count);
     this.frame = 0;
     this.body.addEventListener("scroll", () => this.schedule());
-    new ResizeObserver(() => this.schedule()).observe(this.body);
+    // Sizes are read once the browser has laid the table out (a ResizeObserver runs then, layout clean):
+    // reading them while building would force a layout of the whole page in the middle of the first render.
+    this.measured = false;
+    new ResizeObserver(() => {
+      this.headHeight = this.head.offsetHeight;
+      this.measured = true;
+      this.schedule();
+    }).observe(this.body);
   }
 
   setColumns(columns) {
@@ -125,10 +132,9 @@ export class VirtualTable {
 
   /** Put the rows in view into the DOM (reusing row elements). */
   draw() {
-    // The header's height is read once (reading it forces a layout, which each scroll would then pay).
-    const headHeight = this.headHeight || (this.headHeight = this.head.offsetHeight);
-    const top = Math.max(0, this.body.scrollTop - headHeight);
-    const height = this.body.clientHeight || 600;
+    // Before the first layout: the top of the table, as tall as its CSS says (62vh, at least 320px).
+    const top = this.measured ? Math.max(0, this.body.scrollTop - this.headHeight) : 0;
+    const height = this.measured ? this.body.clientHeight : Math.max(320, window.innerHeight * 0.62);
     const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(this.view.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
     let used = 0;
