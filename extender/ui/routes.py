@@ -84,7 +84,10 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
 
     async def overview() -> Response:
         ready, details = worker.readiness() if worker.readiness is not None else (True, {})
-        counts = await worker.read(scheduler.cache.counts)
+        try:
+            counts = await worker.read(scheduler.cache.counts)
+        except Exception as err:
+            return overloaded(err)
         return JSONResponse({"version": __version__, "profiles": sorted(scheduler.frameworks),
                              "defaultProfile": scheduler.default_profile, "ready": ready,
                              "source": details.get("source", "dump"), "unsynced": details.get("unsynced", []),

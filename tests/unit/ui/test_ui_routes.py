@@ -216,3 +216,28 @@ def test_placement_without_member_clusters_says_how_to_give_them(scheduler: Sche
     with_clusters = text + "\n---\n" + (MULTICLUSTER / "clusters.yaml").read_text()
     placed = client.post("/ui/api/multicluster/place", json={"yaml": with_clusters})
     assert placed.status_code == 200 and len(placed.json()["rows"]) == 6
+
+
+def test_a_saturated_engine_is_503_with_retry_after(scheduler: Scheduler) -> None:
+    """The web view reads the cache on the engine thread: when it refuses work, every read answers 503."""
+    from extender.api.explain_routes import ExplainWorker
+    from extender.ui import build_ui_router
+
+    class Saturated(RuntimeError):
+        retry_after = 2
+
+    class Refusing:
+        async def request(self, fn: Any, *args: Any) -> Any:
+            raise Saturated("engine saturated: 128 requests pending")
+
+    from fastapi import FastAPI
+
+    app = FastAPI()
+    app.include_router(build_ui_router(ExplainWorker(scheduler, Refusing()), list, max_body_bytes=1 << 20))
+    client = TestClient(app)
+    for resp in (client.get("/ui/api/overview"), client.get("/ui/api/pods"), client.get("/ui/api/nodes"),
+                 client.get("/ui/api/pods/shop/web-pending"), client.get("/ui/api/devices/ml/llm-finetune"),
+                 client.post("/ui/api/whatif", json={"pod": "metadata: {name: x}\nspec: {containers: []}"}),
+                 client.post("/ui/api/multicluster/place", json={"yaml": "kind: ResourceBinding"})):
+        assert resp.status_code == 503 and resp.headers["retry-after"] == "2", resp.request.url
+        assert resp.json() == {"Error": "engine saturated: 128 requests pending"}
