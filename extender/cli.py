@@ -148,12 +148,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _check_bindable(health_host, health_port, "health port")
         described.update(health_host=health_host, health_port=health_port)
     _check_bindable(host, port, "port")
+    described["ui"] = page_url(host, port, tls=bool(tls))
     logging.getLogger("extender").info("serving", extra={"host": host, "port": port, **described})
     # The engine thread computes while the event loop answers probes: a waiting thread gets the interpreter
     # after at most this long (Python's default is 5 ms, which a probe may pay several times).
     sys.setswitchinterval(ENGINE_SWITCH_INTERVAL_SECONDS)
     _run_servers(app, args, host, port, tls, health_host, health_port)
     return 0
+
+
+def page_url(host: str, port: int, *, tls: bool) -> str:
+    """The web view's address for the log: a wildcard listener is opened on loopback, IPv6 in brackets."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"{'https' if tls else 'http'}://{shown}:{port}/ui/"
 
 
 def _check_bindable(host: str, port: int, what: str) -> None:
