@@ -1,5 +1,6 @@
 """The ``extender`` command: ``serve`` the extender; ``explain`` a pod and ``simulate`` a batch of pods against
-a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters.
+a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters; ``plan``
+capacity and what-if sweeps over simulate.
 
 Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
 EXTENDER_HEALTH_HOST, EXTENDER_HEALTH_PORT, EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins
@@ -509,6 +510,10 @@ def parser() -> argparse.ArgumentParser:
     from extender.multicluster.cli import add_place_command
 
     add_place_command(sub)
+
+    from extender.plan.cli import add_plan_command
+
+    add_plan_command(sub)
 
     sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump or the live cluster, one by one")
     sim.add_argument("--pods", required=True, help="pods to schedule, in order (YAML/JSON file or directory)")

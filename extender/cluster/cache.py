@@ -87,7 +87,8 @@ class ClusterCache:
         are copied, and the copy builds its own snapshot: neither cache sees the other's later changes."""
         other = ClusterCache(self.assumed_ttl_seconds)
         other._nodes = {name: info.clone() for name, info in self._nodes.items()}
-        other._pods = {key: _PodState(s.pod, s.assumed, s.binding_finished, s.deadline) for key, s in self._pods.items()}
+        other._pods = {key: _PodState(state.pod, state.assumed, state.binding_finished, state.deadline)
+                       for key, state in self._pods.items()}
         other._assumed = set(self._assumed)
         other._pending = dict(self._pending)
         other._objects = {kind: dict(objects) for kind, objects in self._objects.items()}

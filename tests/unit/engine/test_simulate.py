@@ -158,10 +158,10 @@ def test_percentage_of_nodes_to_score_scores_only_the_nodes_found() -> None:
     nodes = _two_zones(120)
     cache = cache_of(*nodes)
     for node in nodes[:-1]:
-        cache.upsert_pod(make_pod(f"on-{node['metadata']['name']}", node=str(node["metadata"]["name"]),  # type: ignore[index]
-                                  requests=[{"cpu": "1"}]))
-    every = Simulator(Framework(build_profile(None)), cache.copy(), seed=1).run([make_pod("p", requests=[{"cpu": "1"}])])
-    half = Simulator(Framework(build_profile(None)), cache.copy(), seed=1,
-                     percentage_of_nodes_to_score=50).run([make_pod("p", requests=[{"cpu": "1"}])])
+        name = str(node["metadata"]["name"])  # type: ignore[index]
+        cache.upsert_pod(make_pod(f"on-{name}", node=name, requests=[{"cpu": "1"}]))
+    pod = make_pod("p", requests=[{"cpu": "1"}])
+    every = Simulator(Framework(build_profile(None)), cache.copy(), seed=1).run([pod])
+    half = Simulator(Framework(build_profile(None)), cache.copy(), seed=1, percentage_of_nodes_to_score=50).run([pod])
     assert every.placements[0].node == "b119"
     assert half.placements[0].node != "b119" and half.placements[0].feasible == 120
