@@ -23,7 +23,7 @@ from extender.cluster.cache import ClusterCache
 from extender.cluster.dra_objects import DRAObjectError
 from extender.cluster.dump import DumpError, read_dump
 from extender.cluster.keys import object_key
-from extender.cluster.records import RecordError
+from extender.cluster.records import RecordError, slim_pod
 from extender.kubeapi.podcodec import decode_pod
 
 _COMPRESSION_LEVEL = 1  # most of zlib's reduction on JSON, at a fraction of the higher levels' time
@@ -82,7 +82,8 @@ def _unpack(packed: bytes, source: str) -> BaseCluster:
 def base_from_dump(path: str) -> BaseCluster:
     """The supported objects of a dump file or directory, in file order."""
     contents = read_dump(path)
-    base = BaseCluster(tuple(contents.objects), path)
+    # Pods in the cache's slim form from the start: what workers decode them back into, and smaller.
+    base = BaseCluster(tuple(slim_pod(o) if o.get("kind") == "Pod" else o for o in contents.objects), path)
     base.cache()  # a bad object is reported now, naming it, rather than in every worker
     return base
 
@@ -99,7 +100,7 @@ class _RecordingCache(ClusterCache):
         batch = list(objects)
         failures = super().apply_many(kind, batch, seen)
         failed = {id(raw) for raw, _ in failures}
-        self.recorded.extend(raw if raw.get("kind") else {**raw, "kind": kind}
+        self.recorded.extend(slim_pod(raw) if kind == "Pod" else raw if raw.get("kind") else {**raw, "kind": kind}
                              for raw in batch if id(raw) not in failed)
         return failures
 

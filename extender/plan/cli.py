@@ -11,6 +11,7 @@ Exit status: 0 when the plan ran, 2 for a bad plan, cluster or engine.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def export_variant(context: PlanContext, name: str, folder: Path) -> str:
                   else context.plan.percentage_of_nodes_to_score)
     if percentage is not None:
         command += ["--percentage-of-nodes-to-score", str(percentage)]
-    return " ".join(command)
+    return shlex.join(command)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

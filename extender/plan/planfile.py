@@ -24,6 +24,7 @@ A plan is one YAML (or JSON) document; relative paths in it are read from the pl
       - name: more web nodes
         addNodes: {web: [0, 10, 20]}          # a count, a list of counts or {from, to, step}: one variant each
     search: {pool: web, max: 64}              # the smallest count of the pool that places everything
+                                              # (pointsPerRound: 4 counts tried at once per round)
 
 Every error names the file and the key at fault (``plan.yaml: variants[2].addNodes.web: ...``).
 """
@@ -119,6 +120,7 @@ class Search:
     pool: str
     max: int
     variants: tuple[str, ...] = ()  # empty: every variant
+    points_per_round: int = 4
 
 
 @dataclass(frozen=True)
@@ -423,7 +425,7 @@ def _variants(r: _Reader, value: Any, pools: Mapping[str, Pool]) -> list[Variant
 
 
 def _search(r: _Reader, value: Any, pools: Mapping[str, Pool], names: set[str]) -> Search:
-    spec = r.mapping(value, "search", ("pool", "max", "variants"))
+    spec = r.mapping(value, "search", ("pool", "max", "variants", "pointsPerRound"))
     pool = r.string(spec.get("pool"), "search.pool")
     if pool not in pools:
         raise r.fail("search.pool", f"no pool named {pool!r}; pools: {sorted(pools)}")
@@ -432,7 +434,8 @@ def _search(r: _Reader, value: Any, pools: Mapping[str, Pool], names: set[str]) 
     for name in chosen:
         if name not in names:
             raise r.fail("search.variants", f"no variant named {name!r}")
-    return Search(pool, r.integer(spec.get("max", 100), "search.max", 1, 100_000), chosen)
+    return Search(pool, r.integer(spec.get("max", 100), "search.max", 1, 100_000), chosen,
+                  r.integer(spec.get("pointsPerRound", 4), "search.pointsPerRound", 1, 1000))
 
 
 def _multicluster(r: _Reader, value: Any) -> MultiClusterPlan:

@@ -121,7 +121,7 @@ def run_plan(context: PlanContext, engine: Engine, *, keep_placements: bool = Fa
         chosen = [(v, r) for v, r in zip(plan.variants, result.variants, strict=True)
                   if not search.variants or v.name in search.variants]
         result.searches = smallest_counts([v for v, _ in chosen], [r for _, r in chosen], search.pool, search.max,
-                                          engine.workers, run, keep_placements)
+                                          search.points_per_round, run, keep_placements)
     if plan.multicluster is not None:
         result.multicluster = run_multicluster(plan.multicluster, plan.variants)
     result.simulations = count

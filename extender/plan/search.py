@@ -9,9 +9,10 @@ pending). The search is a galloping search followed by a bisection, both paralle
    log2(answer) steps.
 3. Bisect the bracket (lo fails, hi fits) until hi = lo + 1.
 
-With k workers free for a search, each round simulates k points at once (the next k doublings, or k points
-evenly spaced inside the bracket), so the number of rounds falls as workers are added while the answer
-stays the same: the points tried depend only on the worker count, never on timing.
+Each round simulates k points of every unfinished search at once (the next k doublings, or k points evenly
+spaced inside the bracket: a k+1-ary search), all in one batch for the engine's workers. k is the plan's
+``search.pointsPerRound`` (default 4), not the number of workers, so the points tried, and so the whole
+result, are the same on every engine and worker count; a larger k takes fewer rounds on a larger cluster.
 
 **Why it is valid, and what is checked.** Bisection finds the smallest n only if ``fits`` is monotone
 (once n nodes suffice, n + 1 do too). For kube-scheduler this is the common case, not a law: pods are
@@ -130,15 +131,14 @@ class _Search:
 
 
 def smallest_counts(variants: Sequence[Variant], baselines: Sequence[VariantResult], pool: str, maximum: int,
-                    workers: int, run: Runner, keep_placements: bool = False) -> list[SearchResult]:
-    """Search every variant at once, each round's simulations in one batch of about ``workers`` tasks."""
+                    points_per_round: int, run: Runner, keep_placements: bool = False) -> list[SearchResult]:
+    """Search every variant at once, each round's simulations (``points_per_round`` per search) in one batch."""
     searches = [_Search(v, pool, maximum, b) for v, b in zip(variants, baselines, strict=True)]
     while True:
         active = [s for s in searches if not s.done]
         if not active:
             break
-        share = max(1, -(-workers // len(active)))
-        batch: list[tuple[_Search, int]] = [(s, n) for s in active for n in s.next_points(share)]
+        batch: list[tuple[_Search, int]] = [(s, n) for s in active for n in s.next_points(points_per_round)]
         results = run([Task(s.variant.with_nodes(pool, n), keep_placements) for s, n in batch])
         for (search, count), result in zip(batch, results, strict=True):
             search.record(count, result)

@@ -29,9 +29,10 @@ class DaskEngine(Engine):
 
     name = "dask"
 
-    def __init__(self, workers: int | None, address: str | None) -> None:
+    def __init__(self, workers: int | None, address: str | None, connect_timeout: float = 30.0) -> None:
         super().__init__(workers or 0)
         self.address = address
+        self.connect_timeout = connect_timeout
         self._cluster: Any = None
         self._client: Any = None
         self._context: Any = None
@@ -43,7 +44,7 @@ class DaskEngine(Engine):
             raise EngineError("--engine dask needs Dask: pip install 'kube-scheduler-extender[dask]'") from err
         try:
             if self.address:
-                self._client = Client(self.address, timeout="30s")
+                self._client = Client(self.address, timeout=f"{self.connect_timeout}s")
             else:
                 from extender.plan.engines import default_workers
 
