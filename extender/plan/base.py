@@ -89,7 +89,7 @@ def base_from_dump(path: str) -> BaseCluster:
 
 
 class _RecordingCache(ClusterCache):
-    """A cache that also keeps, in order, every object a list applied to it (with its kind)."""
+    """A cache that also keeps, in order, every object a list applied to it (the client gives list items their kind)."""
 
     def __init__(self) -> None:
         super().__init__(assumed_ttl_seconds=0)
@@ -100,18 +100,18 @@ class _RecordingCache(ClusterCache):
         batch = list(objects)
         failures = super().apply_many(kind, batch, seen)
         failed = {id(raw) for raw, _ in failures}
-        self.recorded.extend(slim_pod(raw) if kind == "Pod" else raw if raw.get("kind") else {**raw, "kind": kind}
-                             for raw in batch if id(raw) not in failed)
+        self.recorded.extend(slim_pod(raw) if kind == "Pod" else raw for raw in batch if id(raw) not in failed)
         return failures
 
 
-def base_from_live(cluster: Any) -> BaseCluster:
-    """Every kind the live source watches, listed once from the apiserver (nothing written).
+def base_from_live(cluster: Any, client: Any = None) -> BaseCluster:
+    """Every kind the live source watches, listed once from the apiserver (nothing written); ``client``, a
+    KubeClient to use instead of one made from ``cluster``.
 
     Raises :class:`extender.cluster.oneshot.ClusterReadError` when the cluster cannot be read.
     """
     from extender.cluster.oneshot import read_cluster
 
     recorder = _RecordingCache()
-    read_cluster(cluster, recorder)
+    read_cluster(cluster, recorder, client=client)
     return BaseCluster(tuple(recorder.recorded), str(getattr(cluster, "server", "the live cluster")))
