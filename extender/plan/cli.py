@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,10 @@ def load_base(args: argparse.Namespace, plan_cluster: str | None) -> BaseCluster
     try:
         if live is not None:
             return base_from_live(live)
-        return base_from_dump(args.cluster or plan_cluster or str(DEMO_CLUSTER))
+        chosen: str | None = args.cluster or plan_cluster
+        if chosen:
+            return base_from_dump(chosen)
+        return replace(base_from_dump(str(DEMO_CLUSTER)), source="the demo cluster")
     except ClusterReadError as err:
         raise PlanCommandError(f"apiserver: {err}") from err
     except DumpError as err:

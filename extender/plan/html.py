@@ -68,6 +68,18 @@ def render_html(result: PlanResult, charts: list[Path]) -> str:
                 parts.append("<tr>" + "".join(_cell(c) for c in (mc.variant, b.binding, f"{b.placed}/{b.replicas}",
                                                                  where, b.error)) + "</tr>")
         parts.append("</table>")
+    if result.variants:
+        zones = sorted({z for v in result.variants for z in v.zones})
+        parts.append("<h2>CPU and memory requested per zone (%)</h2><table><tr><th>variant</th>"
+                     + "".join(f"<th>{escape(z)}</th>" for z in zones) + "</tr>")
+        for v in result.variants:
+            cells = []
+            for zone in zones:
+                in_zone = v.zones.get(zone, {})
+                cpu, memory = in_zone.get("cpu"), in_zone.get("memory")
+                cells.append("-" if cpu is None or memory is None else f"{cpu.percent:.0f} / {memory.percent:.0f}")
+            parts.append("<tr>" + "".join(_cell(c) for c in (v.name, *cells)) + "</tr>")
+        parts.append("</table>")
     for chart in charts:
         data = base64.b64encode(chart.read_bytes()).decode()
         parts.append(f'<h2>{escape(chart.stem.replace("-", " ").capitalize())}</h2>'
