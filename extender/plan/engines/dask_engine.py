@@ -10,6 +10,7 @@ installed at the same version.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,7 +51,7 @@ class DaskEngine(Engine):
 
                 self.workers = self.workers or default_workers()
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None)
+                                             dashboard_address=None, silence_logs=logging.ERROR)
                 self._client = Client(self._cluster)
         except (OSError, TimeoutError, ValueError) as err:
             self.close()

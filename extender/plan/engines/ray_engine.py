@@ -9,6 +9,7 @@ is used, and every node of it needs this package installed at the same version.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,12 +47,14 @@ class RayEngine(Engine):
             raise EngineError("--engine ray needs Ray: pip install 'kube-scheduler-extender[ray]'") from err
         try:
             if self.address:
-                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.ERROR)
             else:
                 from extender.plan.engines import default_workers
 
                 self.workers = self.workers or default_workers()
-                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.ERROR)
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise EngineError(f"ray: cannot start or reach the cluster: {err}") from err
         self._started = True
