@@ -32,6 +32,13 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: Path) -> bool:
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
 def placed_series(result: PlanResult) -> dict[str, list[tuple[int, int]]]:
     """Lines of (pool nodes added, pods placed): each search's points, and each family of swept variants."""
     series: dict[str, list[tuple[int, int]]] = {}
@@ -70,10 +77,7 @@ def draw_placed(result: PlanResult, path: Path) -> bool:
     ax.set_title("Pods placed against node count")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def draw_utilization(variants: Sequence[VariantResult], path: Path) -> bool:
@@ -94,10 +98,7 @@ def draw_utilization(variants: Sequence[VariantResult], path: Path) -> bool:
     ax.set_title("Utilization per variant" + (f" (first {MAX_VARIANTS})" if len(variants) > MAX_VARIANTS else ""))
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def draw_pending(variants: Sequence[VariantResult], path: Path) -> bool:
@@ -123,10 +124,7 @@ def draw_pending(variants: Sequence[VariantResult], path: Path) -> bool:
     ax.set_title("Pending reasons per variant")
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def draw_all(result: PlanResult, folder: Path) -> list[Path]:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from extender.cluster.dump import DumpError, load_yaml_documents
+from extender.cluster.dump import DumpError, load_yaml_file
 
 T = TypeVar("T")
 
@@ -288,16 +288,10 @@ def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file."""
     file = Path(path)
     try:
-        text = file.read_bytes()
-    except OSError as err:
-        raise PlanError(f"{file}: {err.strerror or err}") from err
-    try:
-        docs = load_yaml_documents(text, str(file))
+        doc = load_yaml_file(file)
     except DumpError as err:
         raise PlanError(str(err)) from err
-    if len(docs) != 1:
-        raise PlanError(f"{file}: expected one YAML document, found {len(docs)}")
-    return parse_plan(docs[0], str(file), file.parent)
+    return parse_plan(doc, str(file), file.parent)
 
 
 def _read_objects(path: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extender.cluster.dump import DumpError, load_yaml_documents
+from extender.cluster.dump import DumpError, load_yaml_file
 from extender.plan.base import BaseCluster
 from extender.plan.engines import Engine
 from extender.plan.evaluate import PlanContext, Task, check_variant
@@ -68,10 +68,10 @@ def scheduler_profile(config: str | None, name: str | None) -> tuple[dict[str, A
                             "profiles: ['default-scheduler']")
         return {}, (), None
     try:
-        docs = load_yaml_documents(Path(config).read_bytes(), config)
-    except (DumpError, OSError) as err:
+        doc = load_yaml_file(Path(config))
+    except DumpError as err:
         raise PlanError(f"config: {err}") from err
-    doc = docs[0] if docs and isinstance(docs[0], Mapping) else {}
+    doc = doc if isinstance(doc, Mapping) else {}
     specs = doc.get("profiles") or [{}]
     names = [str(s.get("schedulerName", "default-scheduler")) for s in specs]
     chosen = names[0] if name is None else name
