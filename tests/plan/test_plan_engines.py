@@ -112,3 +112,54 @@ def test_the_context_pickles_compactly(context: PlanContext, tmp_path: Path) -> 
     again = pickle.loads(packed)
     assert [dict(o) for o in again.objects] == [dict(o) for o in base.objects]
     assert context.base.source
+
+
+@pytest.fixture
+def ray_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A Ray head started apart (``ray start --head --block``, its own process group) with two CPUs.
+
+    Token authentication is off on both ends: the token of a local instance started earlier on this
+    machine (~/.ray/auth_token) is no business of this cluster's."""
+    import os
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ray = Path(sys.executable).with_name("ray")
+    sessions = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # Ray's socket paths must stay under 108 bytes
+    log = (tmp_path / "ray-head.log").open("w")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    head = subprocess.Popen([str(ray), "start", "--head", "--block", "--num-cpus", "2", "--include-dashboard",
+                             "false", "--port", str(port), "--node-ip-address", "127.0.0.1",
+                             "--temp-dir", sessions],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while "Ray runtime started" not in (tmp_path / "ray-head.log").read_text():
+            assert head.poll() is None and time.monotonic() < deadline, (tmp_path / "ray-head.log").read_text()
+            time.sleep(1)
+        yield f"127.0.0.1:{port}"
+    finally:
+        if head.poll() is None:
+            os.killpg(head.pid, signal.SIGTERM)  # the head and everything it started, by their process group
+            try:
+                head.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(head.pid, signal.SIGKILL)
+                head.wait()
+        log.close()
+        shutil.rmtree(sessions, ignore_errors=True)
+
+
+def test_ray_uses_a_running_cluster_given_its_address(ray_head: str, context: PlanContext,
+                                                      reference: dict[str, Any]) -> None:
+    result = _run(make_engine("ray", address=ray_head), context)
+    assert result.workers == 2  # the running cluster's CPUs
+    assert _comparable(result) == reference
