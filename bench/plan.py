@@ -168,10 +168,7 @@ def interleaved(sides: Sequence[str], context: PlanContext, tasks: Sequence[Task
         for side in sides:
             engine = engine_of(side)
             started = time.perf_counter()
-            engine.start(context)
-            # Each worker builds its base cache on first use (Ray and Dask) or at start (the pool): one warm-up
-            # task per worker outside the timed chunks, so that start-up is counted here and only here.
-            engine.run([Task(Variant("warm-up"))] * max(1, engine.workers))
+            engine.start(context)  # returns once every worker holds the context and its base cache
             report[side] = {"startS": time.perf_counter() - started, "workers": engine.workers, "chunks": [],
                             "cpuS": 0.0}
             engines[side] = engine
@@ -196,6 +193,18 @@ def interleaved(sides: Sequence[str], context: PlanContext, tasks: Sequence[Task
     return report, results
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM (and SIGINT, which Ray's and Dask's handlers may swallow) end the run through the finally
+    blocks above, so that every engine's workers and clusters are stopped."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+
 def growth(context_for: Any, sides: Sequence[str], points: Sequence[int]) -> list[dict[str, Any]]:
     """Time of one side at each point (a fresh context per point)."""
     out = []
@@ -205,7 +214,6 @@ def growth(context_for: Any, sides: Sequence[str], points: Sequence[int]) -> lis
         [side] = sides
         with engine_of(side) as engine:
             engine.start(context)
-            engine.run([Task(Variant("warm-up"))] * max(1, engine.workers))
             started = time.perf_counter()
             results = engine.run(tasks)
             elapsed = time.perf_counter() - started
@@ -218,6 +226,7 @@ def growth(context_for: Any, sides: Sequence[str], points: Sequence[int]) -> lis
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """One benchmark run."""
     started = time.time()
+    _stop_on_sigterm()
     base = base_cluster(args.nodes)
     context = plan_context(args.nodes, args.pods, args.variants, base)
     tasks = sample_of([Task(v) for v in context.plan.variants], args.sample)

@@ -41,7 +41,7 @@ class Engine(ABC):
 
     @abstractmethod
     def start(self, context: PlanContext) -> None:
-        """Ship the context to the workers (once)."""
+        """Ship the context to the workers (once); returns when every worker holds it and its base cache."""
 
     @abstractmethod
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[VariantResult]:

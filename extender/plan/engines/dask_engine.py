@@ -20,7 +20,8 @@ from extender.plan.results import VariantResult
 
 
 def run_on_worker(task: Task, context: PlanContext) -> VariantResult:
-    """A Dask task: install the scattered context (once per worker process) and simulate."""
+    """A Dask task: simulate on the worker's context (installed at start; a worker that joined later
+    installs it on its first task)."""
     install(context)
     return evaluate(task)
 
@@ -59,6 +60,11 @@ class DaskEngine(Engine):
         if not self.workers:
             self.workers = max(1, len(self._client.scheduler_info()["workers"]))
         self._context = self._client.scatter(context, broadcast=True, hash=False)
+        # One install per worker, pinned to it, on its own copy of the scattered context.
+        installs = [self._client.submit(install, self._context, workers=[address], pure=False,
+                                        allow_other_workers=False)
+                    for address in self._client.scheduler_info()["workers"]]
+        self._client.gather(installs)
 
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[VariantResult]:
         from dask.distributed import as_completed

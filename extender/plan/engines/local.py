@@ -8,7 +8,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from extender.plan.engines import Engine, EngineError, Progress
-from extender.plan.evaluate import PlanContext, Task, evaluate, install
+from extender.plan.evaluate import PlanContext, Task, evaluate, install, installed_token
 from extender.plan.results import VariantResult
 
 
@@ -45,6 +45,14 @@ class ProcessEngine(Engine):
     def start(self, context: PlanContext) -> None:
         self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=install, initargs=(context,))
+        # The pool spawns a process per task submitted while none is idle: as many quick tasks as workers
+        # start them all, and each answers only once its initializer has built the base cache.
+        try:
+            for future in [self._pool.submit(installed_token) for _ in range(self.workers)]:
+                if future.result() != context.token:
+                    raise EngineError("a worker process did not install the plan")
+        except BrokenProcessPool as err:
+            raise EngineError(f"a worker process died while starting: {err}") from err
 
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[VariantResult]:
         if self._pool is None:

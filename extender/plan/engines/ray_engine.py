@@ -24,6 +24,10 @@ class PlanActor:
     def __init__(self, context: PlanContext) -> None:
         install(context)
 
+    def ready(self) -> bool:
+        """True once constructed (the context installed)."""
+        return True
+
     def run(self, index: int, task: Task) -> tuple[int, VariantResult]:
         """Simulate one task; its index comes back with the result."""
         return index, evaluate(task)
@@ -63,6 +67,10 @@ class RayEngine(Engine):
         shared = ray.put(context)
         actor = ray.remote(num_cpus=1)(PlanActor)
         self._actors = [actor.remote(shared) for _ in range(self.workers)]
+        try:
+            ray.get([a.ready.remote() for a in self._actors])
+        except ray.exceptions.RayError as err:
+            raise EngineError(f"ray: a worker could not install the plan: {err}") from err
 
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[VariantResult]:
         import ray
