@@ -169,8 +169,7 @@ def interleaved(sides: Sequence[str], context: PlanContext, tasks: Sequence[Task
             engine = engine_of(side)
             started = time.perf_counter()
             engine.start(context)  # returns once every worker holds the context and its base cache
-            report[side] = {"startS": time.perf_counter() - started, "workers": engine.workers, "chunks": [],
-                            "cpuS": 0.0}
+            report[side] = {"startS": time.perf_counter() - started, "workers": engine.workers, "chunks": []}
             engines[side] = engine
             print(f"  {side}: started in {report[side]['startS']:.1f}s", file=sys.stderr)
         chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
@@ -178,13 +177,11 @@ def interleaved(sides: Sequence[str], context: PlanContext, tasks: Sequence[Task
             order = list(sides[number % len(sides):]) + list(sides[:number % len(sides)])
             for side in order:
                 load = os.getloadavg()[0]
-                cpu = os.times()
                 started = time.perf_counter()
-                results[side] += engines[side].run(part)
-                elapsed = time.perf_counter() - started
-                after = os.times()
-                report[side]["chunks"].append({"seconds": elapsed, "load": load})
-                report[side]["cpuS"] += (after.user - cpu.user) + (after.children_user - cpu.children_user)
+                done = engines[side].run(part)
+                results[side] += done
+                report[side]["chunks"].append({"seconds": time.perf_counter() - started, "load": load,
+                                               "cpuS": sum(r.cpu_seconds for r in done)})
             print(f"  chunk {number + 1}/{len(chunks)}: " + ", ".join(
                 f"{s} {report[s]['chunks'][-1]['seconds']:.1f}s" for s in sides), file=sys.stderr)
     finally:
@@ -270,8 +267,10 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
              "is the sum of the side's chunks; *200 variants* scales that to the whole plan when only a sample "
              "was timed (the sample is spread evenly over the 200, so it holds every kind of variant in "
              "proportion); *pods scheduled /s/core* counts every pod a variant places or finds pending (a lost "
-             "zone's re-created pods included) per second of the side's time and per worker. *equal* says the "
-             "side's results are the serial loop's, field for field.", ""]
+             "zone's re-created pods included) per second of the side's time and per worker; *worker CPU* is the "
+             "CPU time the simulations took in the workers (each measures its own), and *pods /CPU-s* the pods "
+             "per second of that: the per-core rate with the machine's load taken out (runs before it was "
+             "recorded show -). *equal* says the side's results are the serial loop's, field for field.", ""]
     for run_ in runs:
         cfg = run_["config"]
         scale = cfg["variants"] / cfg["timed"]
@@ -280,15 +279,18 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
                   f"already bound); {cfg['timed']} of the {cfg['variants']} variants timed per side, in chunks of "
                   f"{cfg['chunk']}, sides interleaved; whole run {run_['wallS'] / 60:.0f} min.", ""]
         lines += ["| side | start-up (s) | timed variants (s) | per variant (s) | 200 variants (s)"
-                  + (" *scaled*" if scale != 1 else "") + " | pods scheduled /s/core | load (min-max) | equal |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  + (" *scaled*" if scale != 1 else "") + " | pods scheduled /s/core | worker CPU (s) | "
+                  "pods /CPU-s | load (min-max) | equal |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for side, data in run_["sides"].items():
             seconds = sum(c["seconds"] for c in data["chunks"])
             loads = [c["load"] for c in data["chunks"]]
-            rate = cfg["timed"] * run_["podsPerVariant"] / seconds / _cores(side)
+            pods = cfg["timed"] * run_["podsPerVariant"]
+            cpu = sum(c.get("cpuS", 0.0) for c in data["chunks"])
             lines.append(f"| {side} | {data['startS']:.1f} | {seconds:.1f} | {seconds / cfg['timed']:.2f} | "
-                         f"{seconds * scale:.0f} | {rate:.0f} | {min(loads):.1f}-{max(loads):.1f} | "
-                         f"{'yes' if run_['equal'][side] else 'NO'} |")
+                         f"{seconds * scale:.0f} | {pods / seconds / _cores(side):.0f} | "
+                         + (f"{cpu:.1f} | {pods / cpu:.0f}" if cpu else "- | -")
+                         + f" | {min(loads):.1f}-{max(loads):.1f} | {'yes' if run_['equal'][side] else 'NO'} |")
         serial = sum(c["seconds"] for c in run_["sides"].get("serial", {"chunks": [{"seconds": 0}]})["chunks"])
         if serial:
             ratios = ", ".join(f"{side} {serial / sum(c['seconds'] for c in d['chunks']):.2f}x"

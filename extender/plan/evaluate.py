@@ -11,6 +11,7 @@ on that variant, so the same placements.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -119,6 +120,7 @@ def _percentage(context: PlanContext, variant: Variant) -> int | None:
 
 def run_variant(context: PlanContext, base: ClusterCache, index: BaseIndex, task: Task) -> VariantResult:
     """Simulate one variant on a copy of ``base`` (the context's base cache)."""
+    started = time.process_time()
     variant = task.variant
     changes = changes_of(context.plan, index, variant)
     cache = base.copy()
@@ -128,12 +130,14 @@ def run_variant(context: PlanContext, base: ClusterCache, index: BaseIndex, task
     simulator = Simulator(Framework(profile), cache, seed=context.plan.seed, percentage_of_nodes_to_score=percentage)
     simulation = simulator.run(pods_to_place(context.workload, changes))
     pool_prices = {name: context.plan.pools[pool].price_per_hour for name, pool in changes.pool_of.items()}
-    return summarize(variant.name, simulation, cache, zone_label=context.plan.zone_label, prices=context.plan.prices,
+    result = summarize(variant.name, simulation, cache, zone_label=context.plan.zone_label, prices=context.plan.prices,
                      pool_prices=pool_prices, keep_placements=task.keep_placements,
                      added=dict(changes.added_by_pool), removed=len(changes.removed), cordoned=len(changes.cordoned),
                      displaced=len(changes.displaced), lost=len(changes.lost), profile=profile.name,
                      seed=context.plan.seed, percentage_of_nodes_to_score=percentage,
                      kubernetes_version=kubernetes_version(context, variant))
+    result.cpu_seconds = time.process_time() - started
+    return result
 
 
 def pods_to_place(workload: Workload, changes: Changes) -> list[Mapping[str, Any]]:

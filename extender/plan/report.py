@@ -76,7 +76,7 @@ def render_table(result: PlanResult) -> str:
             lines.append(f"  {mc.variant}: {b.binding} {b.placed}/{b.replicas}: {where}"
                          + (f"  ({b.error})" if b.error else ""))
     lines += ["", f"{result.simulations} simulations on {result.engine} ({result.workers} worker(s)) "
-                  f"in {result.seconds:.1f}s"]
+                  f"in {result.seconds:.1f}s ({result.cpu_seconds:.1f}s of CPU)"]
     return "\n".join(lines) + "\n"
 
 

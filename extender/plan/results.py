@@ -81,10 +81,14 @@ class VariantResult:
     seed: int = 0
     percentage_of_nodes_to_score: int | None = None
     kubernetes_version: str = ""
+    # What the simulation cost its worker (CPU seconds): a measurement, not part of the answer, so results
+    # of different engines still compare equal.
+    cpu_seconds: float = field(default=0.0, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready view."""
+        """A JSON-ready view (the answer: without the CPU it cost)."""
         out = asdict(self)
+        del out["cpu_seconds"]
         out["utilization"] = {r: {**asdict(u), "percent": u.percent} for r, u in self.utilization.items()}
         out["zones"] = {z: {r: {**asdict(u), "percent": u.percent} for r, u in usage.items()}
                         for z, usage in self.zones.items()}

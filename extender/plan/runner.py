@@ -37,6 +37,7 @@ class PlanResult:
     workers: int = 0
     simulations: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the workers' CPU for every simulation
     base: str = ""
     base_nodes: int = 0
     workload_pods: int = 0
@@ -49,7 +50,7 @@ class PlanResult:
             "searches": [s.as_dict() for s in self.searches],
             "multicluster": [m.as_dict() for m in self.multicluster],
             "run": {"engine": self.engine, "workers": self.workers, "simulations": self.simulations,
-                    "seconds": round(self.seconds, 3)},
+                    "seconds": round(self.seconds, 3), "cpuSeconds": round(self.cpu_seconds, 3)},
         }
 
 
@@ -112,7 +113,9 @@ def run_plan(context: PlanContext, engine: Engine, *, keep_placements: bool = Fa
     def run(tasks: Sequence[Task]) -> list[VariantResult]:
         nonlocal count
         count += len(tasks)
-        return engine.run(tasks, progress)
+        results = engine.run(tasks, progress)
+        result.cpu_seconds += sum(r.cpu_seconds for r in results)
+        return results
 
     if context.workload.pods:
         result.variants = run([Task(v, keep_placements) for v in plan.variants])
