@@ -25,7 +25,7 @@ VARIANTS: list[dict[str, Any]] = [
 
 
 @pytest.fixture(scope="module")
-def context(tmp_path_factory: pytest.TempPathFactory) -> PlanContext:
+def plan_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Twelve nodes (72 cpu) and 90 one-cpu pods: every variant leaves pods pending, so both searches run
     # several rounds, and a simulation stays short enough for four engines in CI.
     folder = tmp_path_factory.mktemp("engines")
@@ -35,7 +35,12 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> PlanContext:
         "cluster": str(cluster), "seed": 5, "workload": [{"file": str(WEB), "replicas": 90}],
         "pools": {"web": {"like": "n001", "pricePerHour": 0.1}}, "variants": VARIANTS,
         "search": {"pool": "web", "max": 24, "variants": ["today", "zone b lost"], "pointsPerRound": 2}})
-    return context_of(plan, cluster)
+    return plan
+
+
+@pytest.fixture(scope="module")
+def context(plan_file: Path) -> PlanContext:
+    return context_of(plan_file, plan_file.parent / "cluster.yaml")
 
 
 def _comparable(result: PlanResult) -> dict[str, Any]:
@@ -158,8 +163,19 @@ def ray_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         shutil.rmtree(sessions, ignore_errors=True)
 
 
-def test_ray_uses_a_running_cluster_given_its_address(ray_head: str, context: PlanContext,
+def test_ray_uses_a_running_cluster_given_its_address(ray_head: str, plan_file: Path,
                                                       reference: dict[str, Any]) -> None:
-    result = _run(make_engine("ray", address=ray_head), context)
-    assert result.workers == 2  # the running cluster's CPUs
-    assert _comparable(result) == reference
+    # The command itself, in a fresh process: a driver that has not joined another Ray instance before.
+    import os
+    import subprocess
+    import sys
+
+    import orjson
+
+    done = subprocess.run([sys.executable, "-m", "extender", "plan", str(plan_file), "--engine", "ray", "--address",
+                           ray_head, "-o", "json", "--placements"], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "RAY_AUTH_MODE": "disabled"})
+    assert done.returncode == 0, done.stderr
+    body = orjson.loads(done.stdout)
+    assert body.pop("run")["workers"] == 2  # the running cluster's CPUs
+    assert body == orjson.loads(orjson.dumps(reference))
