@@ -127,6 +127,16 @@ class DRAObjects:
         return objects
 
     # ---- source events -------------------------------------------------------------------------
+    def copy(self) -> DRAObjects:
+        """An independent copy (records shared: they are immutable)."""
+        other = DRAObjects()
+        other._slices = dict(self._slices)
+        other._claims = dict(self._claims)
+        other._classes = dict(self._classes)
+        other._assumed = dict(self._assumed)
+        other._view = self._view
+        return other
+
     def upsert(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Add or replace an object; a malformed one raises DRAObjectError (a ValueError) and changes nothing."""
         key = object_key(raw, kind)

@@ -100,6 +100,19 @@ def load_yaml_documents(data: bytes | str, source: str) -> list[Any]:
     return docs
 
 
+def load_yaml_file(path: Path) -> Any:
+    """The one YAML (or JSON) document of a file, None for an empty file; DumpError naming the file when it
+    cannot be read, is not YAML or holds several documents."""
+    try:
+        text = path.read_bytes()
+    except OSError as err:
+        raise DumpError(f"{path}: {err.strerror or err}") from err
+    docs = load_yaml_documents(text, str(path))
+    if len(docs) > 1:
+        raise DumpError(f"{path}: expected one YAML document, found {len(docs)}")
+    return docs[0] if docs else None
+
+
 @dataclass
 class DumpContents:
     """The objects of a dump by kind, and what was skipped."""
