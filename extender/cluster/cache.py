@@ -81,7 +81,6 @@ class ClusterCache:
         self.dra = DRAObjects()  # ResourceSlices, ResourceClaims, DeviceClasses (records), assumed claims
         self._snapshot = Snapshot()
 
-<<<<<<< HEAD
     @classmethod
     def of_snapshot(cls, snapshot: Snapshot) -> ClusterCache:
         """A cache of its own holding a snapshot's nodes (copies, with their pods), objects and DRA state, for
@@ -94,7 +93,7 @@ class ClusterCache:
         cache._objects = {kind: dict(objects) for kind, objects in snapshot.objects.items()}
         cache.dra = DRAObjects.of_view(snapshot.dra)
         return cache
-=======
+
     def copy(self) -> ClusterCache:
         """An independent cache holding what this one holds, for what-if work (plan variants start from one
         base). Records are shared (they are immutable); NodeInfos, the pod and object maps and the DRA state
@@ -109,7 +108,6 @@ class ClusterCache:
         other._dirty = set(other._nodes)
         other.dra = self.dra.copy()
         return other
->>>>>>> plan
 
     # ---- nodes ---------------------------------------------------------------------------------
     def upsert_node(self, raw: Mapping[str, Any]) -> NodeRecord:
