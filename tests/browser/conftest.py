@@ -50,9 +50,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(f"browser test screenshots: {path}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A headless Chromium for the session (each test gets a fresh context: its own profile and storage)."""
+    """A headless Chromium per test module (each test gets a fresh context: its own profile and storage).
+
+    Module scope, not session: Playwright's sync API keeps its asyncio loop marked as running in the main
+    thread while it is started, so every later test that calls ``asyncio.run`` would fail if it outlived
+    the browser tests."""
     binary = chromium_binary()
     if binary is None:
         unavailable("no Chromium: run scripts/test as root (it installs Debian's chromium-headless-shell), or "
