@@ -23,10 +23,9 @@ import httpx
 import pytest
 from controlplane import K8S_VERSIONS, ControlPlane, KubeClient, StartScheduler, TestCluster
 from live_helpers import LiveServices, poll
-from test_explain_live import explain_json, extender, live_services, same_as_kube_scheduler
+from test_explain_live import explain_json, extender, same_as_kube_scheduler
 
 pytestmark = pytest.mark.e2e
-__all__ = ["live_services"]  # the fixture, shared with test_explain_live
 
 ANTI_AFFINITY_MESSAGE = "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."
 
