@@ -58,7 +58,11 @@ T = TypeVar("T")
 def apiserver_release(kube: KubeClient) -> Release:
     """The release a control plane runs (its /version), with upstream's default gates: which kinds its
     kube-scheduler and our service (kubernetesVersion auto) watch, and at which API version."""
-    answer = kube.get("/version")
+    return release_of_version(kube.get("/version"))
+
+
+def release_of_version(answer: Mapping[str, Any]) -> Release:
+    """The release kubernetesVersion auto follows for an apiserver's /version answer (default gates)."""
     return release(choose(None, str(answer.get("gitVersion") or ""), source="apiserver",
                           reported_minor_field=str(answer.get("minor") or "")).minor)
 
@@ -493,8 +497,11 @@ class InProcessSource:
 
     async def _start(self) -> None:
         client = ApiClient(kubeconfig_module.from_kubeconfig(self.kubeconfig), timeout=10)
+        # As the service does with kubernetesVersion auto: the kinds (and API versions) of the apiserver's release.
+        chosen = release_of_version(await client.server_version())
+        self.cache.follow(chosen)
         self.source = LiveSource(self.cache, client, observer=self.observer,
-                                 min_watch_timeout=self.min_watch_timeout)
+                                 min_watch_timeout=self.min_watch_timeout, release=chosen)
         for reflector in self.source.reflectors:
             reflector.backoff = Backoff(0.1, 1.0)
         await self.source.start()
