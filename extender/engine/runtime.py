@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,9 @@ from extender.engine.framework import (
     Code,
     CycleState,
     FilterPlugin,
+    NodeToStatus,
+    PostFilterAction,
+    PostFilterPlugin,
     ScorePlugin,
     Status,
     Verdicts,
@@ -76,6 +79,18 @@ class FilterResult:
 
 
 @dataclass
+class PostFilterRun:
+    """What RunPostFilterPlugins concludes: the merged status (its message ends the pod's PodScheduled
+    message), the nomination (None: left as it is, "": cleared), every write the plugins made, in order,
+    and each plugin's own status."""
+
+    status: Status
+    nominated_node: str | None = None
+    actions: list[PostFilterAction] = field(default_factory=list)
+    plugins: list[tuple[str, Status]] = field(default_factory=list)
+
+
+@dataclass
 class PluginScore:
     """One score plugin's view of one node."""
 
@@ -100,6 +115,9 @@ class Framework:
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
         self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
+        self.post_filter_plugins: list[PostFilterPlugin] = [instance(n) for n in profile.post_filters]
+        for plugin in instances.values():
+            plugin.handle = self  # what a plugin that runs the others (preemption) runs them with
         # Whether filter or score can reuse anything through an equivalence cache: only node-local plugins
         # computed node by node (the columnar ones are recomputed for every pod, which is cheaper).
         self.reuses_equivalence = any(p.node_local and not p.columnar for p in
@@ -117,8 +135,13 @@ class Framework:
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        """Run every PreFilter; returns the first rejection or error (it applies to every node)."""
+        """Run the PreFilters as RunPreFilterPlugins does; returns the rejection or error (for every node).
+
+        An UnschedulableAndUnresolvable rejection or an Error stops at once; after an Unschedulable one the
+        others still run (PostFilter reads their state), and the last such rejection is returned.
+        """
         timer = self._timer(state)
+        rejected: Status | None = None
         for plugin in self.filter_plugins:
             started = time.perf_counter()
             try:
@@ -136,9 +159,11 @@ class Framework:
             if status.code == Code.ERROR:
                 return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}',
                               plugin=plugin.name)
-            if status.code != Code.SUCCESS:
+            if status.code == Code.UNSCHEDULABLE:
+                rejected = status.with_plugin(plugin.name)
+            elif status.code != Code.SUCCESS:
                 return status.with_plugin(plugin.name)
-        return None
+        return rejected
 
     def filter(self, state: CycleState, pod: PodRecord, nodes: NodeBatch | Sequence[NodeInfo],
                equivalence: tuple[EquivalenceCache, str] | None = None) -> FilterResult:
@@ -236,6 +261,40 @@ class Framework:
             result.error = stop.status
         return keep
 
+    # ---- PostFilter ----------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: PodRecord, statuses: NodeToStatus) -> PostFilterRun:
+        """RunPostFilterPlugins: the plugins in order until one succeeds (or rejects for good, or fails).
+
+        The statuses that only say "not this time" (Unschedulable) are merged: their reasons joined, the
+        last real nomination kept. An UnschedulableAndUnresolvable status ends the run as it is; any other
+        failure ends it as an Error with the plugin's message.
+        """
+        run = PostFilterRun(Status(Code.UNSCHEDULABLE))
+        reasons: list[str] = []
+        for plugin in self.post_filter_plugins:
+            try:
+                result, status = plugin.post_filter(state, pod, statuses)
+            except Exception as err:  # a plugin bug is the plugin's Error, never a crash
+                result, status = None, Status(Code.ERROR, str(err))
+            status = status.with_plugin(plugin.name)
+            run.plugins.append((plugin.name, status))
+            if result is not None:
+                run.actions.extend(result.actions)
+            if status.code in (Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+                run.status = status
+                run.nominated_node = result.nominated_node if result is not None else None
+                return run
+            if status.code not in (Code.UNSCHEDULABLE, Code.PENDING):
+                run.status = Status(Code.ERROR, status.message, plugin=plugin.name)
+                run.nominated_node = None
+                return run
+            if result is not None and result.nominated_node is not None:
+                run.nominated_node = result.nominated_node
+            reasons.extend(status.reasons)
+        plugin_name = run.plugins[0][0] if run.plugins else ""
+        run.status = Status(Code.UNSCHEDULABLE, *reasons, plugin=plugin_name)
+        return run
+
     # ---- scoring -------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: PodRecord, candidates: NodeBatch | Sequence[NodeInfo],
               details: dict[str, dict[str, PluginScore]] | None = None,
@@ -264,8 +323,8 @@ class Framework:
                     timer(plugin.name, "PreScore", time.perf_counter() - started)
             if status is not None and status.code == Code.SKIP:
                 state.skip_score.add(plugin.name)
-                if details is not None:
-                    details[plugin.name] = {n.name: PluginScore(skipped=True) for n in nodes}
+                if details is not None:  # zeros where upstream scores every node 0 rather than skipping
+                    details[plugin.name] = {n.name: PluginScore(skipped=not plugin.skip_scores_zero) for n in nodes}
                 continue
             if status is not None and status.code != Code.SUCCESS:
                 raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {status.message}')
@@ -322,6 +381,7 @@ class Framework:
         """Every plugin's verdict on every node, then scores of the feasible nodes (the oracle's shape)."""
         out: dict[str, Any] = {"prefilter": {}, "nodes": {}}
         prefilter: dict[str, Any] = out["prefilter"]
+        rejected = False
         for plugin in self.filter_plugins:
             try:
                 status = plugin.pre_filter(state, pod, nodes)
@@ -333,11 +393,16 @@ class Framework:
             prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
+            elif code == Code.UNSCHEDULABLE:
+                rejected = True  # the other PreFilters still run, as upstream's
             elif code != Code.SUCCESS:
-                # Rejected on every node before any Filter ran: list the nodes, none feasible.
-                for node in nodes:
-                    out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
-                return out
+                rejected = True
+                break
+        if rejected:
+            # Rejected on every node before any Filter ran: list the nodes, none feasible.
+            for node in nodes:
+                out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
+            return out
         # Plugin-major, as filter(): each plugin's verdicts over every node at once.
         batch = NodeBatch.of(list(nodes), state.snapshot.columns)
         sweeps: dict[str, Verdicts] = {}

@@ -236,10 +236,14 @@ def test_prioritize_call_scores_prioritized_lists_without_a_filter_in_the_same_c
     assert answer["n2"] > answer["n1"] > 0
 
 
-def test_pods_without_claims_leave_the_score_weights_alone() -> None:
+def test_pods_without_claims_score_zero_as_upstream_logs_and_leave_the_answer_alone() -> None:
+    # Upstream's DynamicResources has no PreScore: kube-scheduler's log shows it scoring 0 on every node.
     out = explain_objects(cluster(), make_pod("p"), None)
-    assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0, "skipped": True}
-               for e in out["nodes"].values())
+    assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0} for e in out["nodes"].values())
+    # The extender's own short cut (a Skip) keeps the 0..10 answer and the totals as without the plugin.
+    without = explain_objects(cluster(), make_pod("p"), {"plugins": {"multiPoint": {"disabled": [{"name": NAME}]}}})
+    assert {n: (e["total"], e["extender_score"]) for n, e in out["nodes"].items()} \
+        == {n: (e["total"], e["extender_score"]) for n, e in without["nodes"].items()}
 
 
 def test_prioritize_after_filter_sees_devices_taken_in_between() -> None:

@@ -40,7 +40,9 @@ def test_each_placement_is_assumed_before_the_next() -> None:
     result = sim.run(pods)
     assert sorted(p.node for p in result.scheduled) == ["a", "b"]
     [stuck] = result.unschedulable
-    assert stuck.message == "0/2 nodes are available: 2 Insufficient cpu."
+    # Each node could take it without the other pod, but that pod's priority is not lower: no victims.
+    assert stuck.message == ("0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+                             "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
     assert result.after["a"]["cpu"] == 75.0 and result.before["a"]["cpu"] == 0.0
 
 
@@ -91,4 +93,4 @@ def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() ->
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
     [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
     assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
-                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
