@@ -57,22 +57,27 @@ class Evict:
     """Preemption's writes: the victims on the chosen node are evicted and the node nominated."""
 
     victims: Victims
-    tied: tuple[str, ...] = ()  # other nodes equal on every criterion: upstream picks one at random
+    tied: tuple[Victims, ...] = ()  # other nodes equal on every criterion: upstream picks one at random
 
     def describe(self) -> dict[str, Any]:
-        """The node, its victims (most important first) and the PDB violations among them."""
-        out: dict[str, Any] = {
-            "action": "preempt", "node": self.victims.node, "numPDBViolations": self.victims.num_pdb_violations,
-            "victims": [{"pod": p.key, "priority": p.priority} for p in self.victims.pods],
-        }
+        """The node, its victims (most important first) and the PDB violations among them; the nodes tied
+        with it, each with its own victims."""
+        out = _victims(self.victims)
+        out["action"] = "preempt"
         if self.tied:
-            out["orOneOf"] = list(self.tied)
+            out["orOneOf"] = [c.node for c in self.tied]
+            out["alternatives"] = [_victims(c) for c in self.tied]
         return out
 
     def apply(self, cache: Any) -> None:
         """Remove the victims from a simulation's cache."""
         for pod in self.victims.pods:
             cache.remove_pod(pod.cache_key)
+
+
+def _victims(chosen: Victims) -> dict[str, Any]:
+    return {"node": chosen.node, "numPDBViolations": chosen.num_pdb_violations,
+            "victims": [{"pod": p.key, "priority": p.priority} for p in chosen.pods]}
 
 
 def _int_arg(args: Mapping[str, Any], key: str, default: int) -> int:
@@ -208,14 +213,14 @@ class DefaultPreemption(PostFilterPlugin):
         return non_violating + violating, examined, errors
 
     @staticmethod
-    def select_candidate(candidates: Sequence[Victims]) -> tuple[Victims | None, tuple[str, ...]]:
+    def select_candidate(candidates: Sequence[Victims]) -> tuple[Victims | None, tuple[Victims, ...]]:
         """SelectCandidate: the node to preempt on, and the others tied with it on every criterion."""
         if not candidates:
             return None, ()
         if len(candidates) == 1:
             return candidates[0], ()
         tied = rank_candidates(candidates)
-        return tied[0], tuple(c.node for c in tied[1:])
+        return tied[0], tuple(tied[1:])
 
 
 def _aggregate(errors: Sequence[str]) -> str:
