@@ -3,6 +3,8 @@
 Upstream: ``schedulingAlgorithm``, ``findNodesThatFitPod`` (with ``evaluateNominatedNode``) and the
 PostFilter step, ``framework.FitError``, kubernetes v1.36.3. The steps:
 
+0. a PreEnqueue plugin may keep the pod out of the queue (scheduling gates, claims that cannot be used
+   yet): kube-scheduler then tries no cycle and writes no condition (``Gated``);
 1. a cluster without nodes fails at once ("no nodes available to schedule pods");
 2. a pod nominated to a node (after a preemption) tries that node first, and takes it if it fits;
 3. PreFilter and Filter on every node (``Framework.filter``): an Error ends the cycle (SchedulerError);
@@ -32,6 +34,7 @@ from extender.engine.framework import Code, CycleState, NodeToStatus, Status
 from extender.engine.runtime import FilterResult, Framework, PluginScoreError, PostFilterRun
 
 SCHEDULABLE, UNSCHEDULABLE, SCHEDULER_ERROR = "Schedulable", "Unschedulable", "SchedulerError"
+GATED = "Gated"  # a PreEnqueue plugin keeps the pod out of the queue: no cycle at all
 # Cycles per pod in a simulation or an explanation: the first, and a retry after each PostFilter that
 # changed the cluster (a claim deallocated, victims preempted); kube-scheduler keeps retrying.
 MAX_ATTEMPTS = 8
@@ -162,6 +165,9 @@ def schedule(framework: Framework, snapshot: Snapshot, pod: PodRecord, nodes: Se
     stops at FitError (explaining a subset of the nodes, where kube-scheduler's PostFilter would see the
     others too).
     """
+    gated = framework.pre_enqueue(snapshot, pod)
+    if gated is not None:
+        return CycleResult(GATED, CycleState(snapshot), message=f"{gated.plugin}: {gated.message}")
     candidates = list(snapshot.node_list if nodes is None else nodes)
     if not candidates:
         return CycleResult(UNSCHEDULABLE, CycleState(snapshot), message=NO_NODES_AVAILABLE)

@@ -29,6 +29,7 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
 from extender.engine.cycle import (
+    GATED,
     MAX_ATTEMPTS,
     SCHEDULABLE,
     SCHEDULER_ERROR,
@@ -105,7 +106,11 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
                             framework.profile.max_score)
         for name, score in zip(feasible, mapped, strict=True):
             out["nodes"][name]["extender_score"] = score
-    if not feasible and first_error(out) is None:
+    gated = framework.pre_enqueue(snapshot, pod)
+    if gated is not None:
+        out["outcome"] = {"status": GATED, "feasibleNodes": feasible, "plugin": gated.plugin,
+                          "message": f"{gated.plugin}: {gated.message}"}
+    elif not feasible and first_error(out) is None:
         # kube-scheduler's own cycle (each node filtered up to its first rejection, then PostFilter).
         whole = nodes is None and node_names is None
         out["outcome"] = unschedulable_cycle(framework, snapshot, pod, None if whole else candidates)
@@ -164,8 +169,8 @@ def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
 def cycle_outcome(cycle: CycleResult, retry: dict[str, Any] | None = None) -> dict[str, Any]:
     """A cycle's conclusion in explain's terms; for an unschedulable pod, the PostFilter's part and
     (``retry``) what the next cycle concludes once its writes are made."""
-    if cycle.status == SCHEDULER_ERROR:
-        return {"status": SCHEDULER_ERROR, "message": cycle.message, "feasibleNodes": []}
+    if cycle.status in (SCHEDULER_ERROR, GATED):
+        return {"status": cycle.status, "message": cycle.message, "feasibleNodes": []}
     if cycle.status == SCHEDULABLE:
         names = [n.name for n in cycle.feasible]
         out: dict[str, Any] = {"status": SCHEDULABLE, "feasibleNodes": names,
@@ -372,6 +377,9 @@ def _outcome_lines(found: Mapping[str, Any], retried: bool = False) -> list[str]
     """A cycle's conclusion; for an unschedulable pod, what its PostFilter would write and what the next
     cycle would then conclude."""
     lead = "tried again: " if retried else ""
+    if found["status"] == GATED:
+        return [f"{lead}kube-scheduler does not queue the pod, so tries no cycle and leaves its PodScheduled "
+                f"condition as it is: {found['message']}"]
     if found["status"] == SCHEDULER_ERROR:
         return [f"{lead}the scheduling cycle fails ({SCHEDULER_ERROR}): {found['message']}"]
     if found["status"] == SCHEDULABLE:

@@ -222,7 +222,11 @@ class Plugin:
 
 
 class FilterPlugin(Plugin):
-    """A plugin with the PreFilter/Filter extension points."""
+    """A plugin with the PreFilter/Filter extension points (and, optionally, PreEnqueue)."""
+
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """PreEnqueue: a rejection keeps the pod out of the scheduling queue (no cycle is tried at all)."""
+        return None
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state; return SKIP to skip Filter, or a rejection to reject every node."""

@@ -20,6 +20,7 @@ import numpy as np
 from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch, distinct
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
@@ -132,6 +133,25 @@ class Framework:
         if state.record_plugin_metrics is None:
             state.record_plugin_metrics = random.randrange(100) < self.plugin_metrics_percent
         return self.timer if state.record_plugin_metrics else None
+
+    # ---- queueing ------------------------------------------------------------------------------
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """The PreEnqueue plugins, in order (SchedulingGates first, as in upstream's default set): the first
+        rejection, attributed to its plugin, keeps the pod out of the queue; kube-scheduler then tries no
+        cycle and leaves its PodScheduled condition as it is."""
+        gates = pod.spec.get("schedulingGates")
+        if isinstance(gates, list) and gates:
+            names = " ".join(str(g.get("name") if isinstance(g, dict) else g) for g in gates)
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{names}]",
+                          plugin="SchedulingGates")
+        for plugin in self.filter_plugins:
+            try:
+                status = plugin.pre_enqueue(snapshot, pod)
+            except Exception as err:
+                status = Status(Code.ERROR, str(err))
+            if status is not None and status.code != Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:

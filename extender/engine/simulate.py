@@ -24,7 +24,15 @@ from typing import Any
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.records import PodRecord, RecordError
-from extender.engine.cycle import MAX_ATTEMPTS, SCHEDULABLE, SCHEDULER_ERROR, CycleResult, schedule, with_nomination
+from extender.engine.cycle import (
+    GATED,
+    MAX_ATTEMPTS,
+    SCHEDULABLE,
+    SCHEDULER_ERROR,
+    CycleResult,
+    schedule,
+    with_nomination,
+)
 from extender.engine.fit_error import fit_error_message, prefilter_narrowing
 from extender.engine.framework import MAX_NODE_SCORE
 from extender.engine.plugins.dynamic_resources import claims_to_assume
@@ -138,7 +146,9 @@ class Simulator:
             cycle = schedule(self.framework, self.cache.snapshot(), pod)
             if cycle.status == SCHEDULABLE:
                 return self._assume(placement, pod, cycle)
-            placement.message = cycle.message if cycle.status != SCHEDULER_ERROR else f"error: {cycle.message}"
+            placement.message = (f"error: {cycle.message}" if cycle.status == SCHEDULER_ERROR
+                                 else f"not queued by kube-scheduler ({cycle.message})" if cycle.status == GATED
+                                 else cycle.message)
             if not cycle.actions:
                 return placement
             placement.attempts.append({"message": cycle.message,

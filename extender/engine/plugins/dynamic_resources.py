@@ -39,6 +39,7 @@ import orjson
 from extender.cluster.dra_objects import ClaimEntry, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
 from extender.dra.allocator import DEFAULT_FEATURES, Allocator
 from extender.dra.cel import CelCache
 from extender.dra.records import claim_record
@@ -265,6 +266,17 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
     def _may_need_devices(self, state: CycleState, pod: PodRecord) -> bool:
         """Claims, or extended resources a DeviceClass stands for: otherwise the plugin has nothing to do."""
         return has_claims(pod) or self._wants_extended(state, pod)
+
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """PreEnqueue: a pod whose claims cannot be used yet (missing, being deleted, not the pod's) waits
+        outside the queue until a claim event, without a scheduling cycle."""
+        if not has_claims(pod):
+            return None
+        try:
+            pod_claims(pod, snapshot.dra)
+        except ClaimsUnusable as err:
+            return unresolvable(str(err))
+        return None
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[STATE_KEY] = None
