@@ -98,7 +98,10 @@ class Runner:
 
     def run(self, seed: int) -> Compared:
         """Make the seed's scenario real, explain it, let kube-scheduler schedule it, compare."""
-        scenario = generate(seed, self.features)
+        return self.run_scenario(seed, generate(seed, self.features))
+
+    def run_scenario(self, seed: int, scenario: Mapping[str, Any]) -> Compared:
+        """The same for a scenario in the generator's shape (``{"objects", "pod"}``)."""
         if scenario["pod"]["spec"].get("nodeName"):
             return Compared(seed, "skipped")  # bound at creation: nothing for kube-scheduler to do
         clear(self.kube)

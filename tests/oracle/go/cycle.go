@@ -21,7 +21,7 @@ import (
 // node (first rejection only), and, when no node fits, RunPostFilterPlugins and FitError.Error(), which
 // is the pod's PodScheduled message.
 type Cycle struct {
-	Status     string         `json:"status"` // Schedulable, Unschedulable or SchedulerError
+	Status     string         `json:"status"` // Gated (a PreEnqueue plugin), Schedulable, Unschedulable or SchedulerError
 	Message    string         `json:"message"`
 	Feasible   []string       `json:"feasible"`
 	PostFilter *PostFilterOut `json:"postFilter,omitempty"`
@@ -82,6 +82,13 @@ func recordVictims(env *env) *[]string {
 func runSchedulingCycle(ctx context.Context, env *env) *Cycle {
 	fw, pod, nodes := env.fw, env.pod, env.nodeInfos
 	out := &Cycle{Feasible: []string{}}
+	// The scheduling queue runs the PreEnqueue plugins first: a rejection keeps the pod out of any cycle.
+	for _, pl := range fw.PreEnqueuePlugins() {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			out.Status, out.Message = "Gated", pl.Name()+": "+st.Message()
+			return out
+		}
+	}
 	if len(nodes) == 0 {
 		out.Status, out.Message = "Unschedulable", "no nodes available to schedule pods"
 		return out
