@@ -117,6 +117,16 @@ class CycleState:
         # Whether this cycle's plugin times are recorded (drawn by the framework when it first asks).
         self.record_plugin_metrics: bool | None = None
 
+    def copy(self, snapshot: Snapshot | None = None) -> CycleState:
+        """A copy sharing what PreFilter computed (upstream's CycleState.Clone), on ``snapshot`` if given."""
+        copied = CycleState(self.snapshot if snapshot is None else snapshot)
+        copied.data = dict(self.data)
+        copied.skip_filter = set(self.skip_filter)
+        copied.skip_score = set(self.skip_score)
+        copied.prefilter_nodes = dict(self.prefilter_nodes)
+        copied.record_plugin_metrics = self.record_plugin_metrics
+        return copied
+
     def batch_of(self, nodes: Sequence[NodeInfo]) -> NodeBatch:
         """The nodes a PreFilter or PreScore plugin was given, as a batch (the runtime's, when it is theirs)."""
         if self.candidates is not None and nodes is self.candidates:
@@ -222,7 +232,14 @@ class Plugin:
 
 
 class FilterPlugin(Plugin):
-    """A plugin with the PreFilter/Filter extension points (and, optionally, PreEnqueue)."""
+    """A plugin with the PreFilter/Filter extension points (and, optionally, PreEnqueue).
+
+    ``prefilter_reads_pods`` declares that what PreFilter computes depends on the pods on the nodes (upstream
+    gives such plugins AddPod/RemovePod extensions): preemption's dry run, which removes pods from a copy of
+    a node, runs their PreFilter again on a snapshot holding that copy, and reuses every other plugin's.
+    """
+
+    prefilter_reads_pods: ClassVar[bool] = False
 
     def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
         """PreEnqueue: a rejection keeps the pod out of the scheduling queue (no cycle is tried at all)."""

@@ -9,9 +9,10 @@ On one node: every pod of lower priority than the preemptor is a potential victi
 removed the preemptor must pass the profile's filters, else the node cannot help. Then the victims are
 given back one by one, most important first (higher priority, then the earlier start), those whose
 eviction would break a PodDisruptionBudget before the others, and each one whose return still lets the
-preemptor fit is reprieved. Upstream updates its PreFilter state with each removal and return (the
-plugins' AddPod/RemovePod extensions); here the profile's PreFilter and Filter run on a snapshot in which
-the node is the trial copy, which reaches the same state.
+preemptor fit is reprieved. The cycle's PreFilter results are reused; upstream updates those that depend
+on the nodes' pods with each removal and return (the AddPod/RemovePod extensions of InterPodAffinity,
+PodTopologySpread and VolumeRestrictions), and here those plugins' PreFilter runs again on a snapshot in
+which the node is the trial copy, which reaches the same state.
 
 The preempt verb (``preemptVerb``) gets kube-scheduler's candidates with their victims and keeps the
 nodes where the pod passes our filters once those victims are gone, trimmed the same way; victims stay a
@@ -140,28 +141,39 @@ def split_by_pdb_violation(pods: Sequence[PodRecord],
 
 
 # ---- one node ------------------------------------------------------------------------------------
-def filter_status(framework: Framework, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> Status | None:
-    """The profile's verdict for the pod on a trial copy of a node (None: it fits), PreFilter and Filter
-    run on a snapshot holding that copy in place of the node."""
-    trial = Snapshot.from_node_infos((node if n.name == node.name else n for n in snapshot.node_list),
-                                     snapshot.objects, snapshot.dra)
-    state = CycleState(trial)
-    result = framework.filter(state, pod, [node])
-    if result.error is not None:
-        return result.error
-    if result.feasible:
-        return None
-    return next(iter(result.failed.values()))
+def filter_status(framework: Framework, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+    """The profile's verdict for the pod on a trial copy of a node (None: it fits), as
+    RunFilterPluginsWithNominatedPods gives it on the preemption's copy of the cycle state.
+
+    ``state`` holds the cycle's PreFilter results; those that depend on the nodes' pods are computed again
+    on a snapshot holding the copy (only when such a plugin is active for the pod), the others are reused.
+    """
+    trial = state.copy()
+    if any(p.prefilter_reads_pods and p.name not in state.skip_filter for p in framework.filter_plugins):
+        snapshot = state.snapshot
+        trial = state.copy(Snapshot.from_node_infos(
+            (node if n.name == node.name else n for n in snapshot.node_list), snapshot.objects, snapshot.dra))
+        rejected = framework.refresh_pod_dependent_state(trial, pod)
+        if rejected is not None:
+            return rejected
+    return framework.filter_node(trial, pod, node)
 
 
-def select_victims_on_node(framework: Framework, snapshot: Snapshot, pod: PodRecord, node: NodeInfo,
+def prefiltered(framework: Framework, snapshot: Snapshot, pod: PodRecord) -> CycleState | Status:
+    """A cycle state with the profile's PreFilter run for the pod (or the rejection, for every node)."""
+    state = CycleState(snapshot)
+    rejected = framework.pre_filter(state, pod, snapshot.node_list)
+    return rejected if rejected is not None else state
+
+
+def select_victims_on_node(framework: Framework, state: CycleState, pod: PodRecord, node: NodeInfo,
                            pdbs: Sequence[_Budget], eligible: Iterable[PodRecord] | None = None
                            ) -> tuple[Victims, Status | None]:
     """SelectVictimsOnNode: the fewest pods to evict for the pod to fit, and the PDB violations among them.
 
-    ``eligible`` are the potential victims (default: the node's pods of lower priority than the pod). The
-    status is None on success, else why the node cannot help: no potential victims, or the pod's verdict
-    with all of them gone.
+    ``state`` is the cycle's (PreFilter run). ``eligible`` are the potential victims (default: the node's
+    pods of lower priority than the pod). The status is None on success, else why the node cannot help: no
+    potential victims, or the pod's verdict with all of them gone.
     """
     potential = list(eligible) if eligible is not None else [p for p in node.pods if p.priority < pod.priority]
     if not potential:
@@ -169,7 +181,7 @@ def select_victims_on_node(framework: Framework, snapshot: Snapshot, pod: PodRec
     trial = node.clone()
     for victim in potential:
         trial.remove_pod(victim)
-    status = filter_status(framework, snapshot, pod, trial)
+    status = filter_status(framework, state, pod, trial)
     if status is not None:
         return Victims(node.name), status
     violating, non_violating = split_by_pdb_violation(importance_order(potential), pdbs)
@@ -178,7 +190,7 @@ def select_victims_on_node(framework: Framework, snapshot: Snapshot, pod: PodRec
     for group, counts in ((violating, True), (non_violating, False)):
         for candidate in group:
             trial.add_pod(candidate)
-            if filter_status(framework, snapshot, pod, trial) is not None:
+            if filter_status(framework, state, pod, trial) is not None:
                 trial.remove_pod(candidate)
                 victims.append(candidate)
                 violations += counts
@@ -220,6 +232,9 @@ def process_preemption(framework: Framework, snapshot: Snapshot, pod: PodRecord,
                        candidates: Mapping[str, Candidate]) -> dict[str, Candidate]:
     """The nodes (with victims) on which the pod passes our filters after eviction."""
     pdbs = budgets(snapshot.objects)
+    state = prefiltered(framework, snapshot, pod)
+    if isinstance(state, Status):
+        return {}  # rejected on every node, victims or not
     answer: dict[str, Candidate] = {}
     for node_name, candidate in candidates.items():
         cached = snapshot.get(node_name)
@@ -229,7 +244,7 @@ def process_preemption(framework: Framework, snapshot: Snapshot, pod: PodRecord,
         proposed = [p for p in cached.pods if p.cache_key in wanted]
         if not proposed:
             continue  # none of the proposed pods is on this node as we see it
-        chosen, status = select_victims_on_node(framework, snapshot, pod, cached, pdbs, proposed)
+        chosen, status = select_victims_on_node(framework, state, pod, cached, pdbs, proposed)
         if status is not None:
             continue
         kept = chosen.pods or proposed  # never answer a node without victims

@@ -253,6 +253,40 @@ class Framework:
             batch = batch.take(passed)
         return result
 
+    def filter_node(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+        """RunFilterPlugins on one node with a state PreFilter already filled: the first rejection (or the
+        Error, worded as the runtime words it), None when the pod fits."""
+        batch = NodeBatch.of([node], state.snapshot.columns)
+        state.candidates = batch
+        for plugin in self.filter_plugins:
+            if plugin.name in state.skip_filter:
+                continue
+            try:
+                status = plugin.filter_batch(state, pod, batch).status(0)
+            except Exception as err:
+                return filter_error(plugin.name, str(err))
+            if status is not None and status.code != Code.SUCCESS:
+                if status.code == Code.ERROR:
+                    return filter_error(plugin.name, status.message)
+                return status.with_plugin(plugin.name)
+        return None
+
+    def refresh_pod_dependent_state(self, state: CycleState, pod: PodRecord) -> Status | None:
+        """Run again, on ``state``'s snapshot, the PreFilters whose results depend on the nodes' pods (the
+        plugins upstream keeps current through AddPod/RemovePod); the others' results stand."""
+        for plugin in self.filter_plugins:
+            if not plugin.prefilter_reads_pods or plugin.name in state.skip_filter:
+                continue
+            try:
+                status = plugin.pre_filter(state, pod, state.snapshot.node_list)
+            except Exception as err:
+                return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}', plugin=plugin.name)
+            if status is not None and status.code == Code.SKIP:
+                state.skip_filter.add(plugin.name)  # nothing left for it to check on these pods
+            elif status is not None and status.code != Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
     @staticmethod
     def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[FilterPlugin],
                            equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> BoolArray:

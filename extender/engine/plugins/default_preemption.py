@@ -201,7 +201,7 @@ class DefaultPreemption(PostFilterPlugin):
         examined: dict[str, Status] = {}
         errors: list[str] = []
         for node in potential:
-            victims, status = select_victims_on_node(framework, snapshot, pod, node, pdbs)
+            victims, status = select_victims_on_node(framework, state, pod, node, pdbs)
             if status is None and not victims.pods:
                 status = Status(Code.ERROR, f'expected at least one victim pod on node "{node.name}"')
             if status is None:

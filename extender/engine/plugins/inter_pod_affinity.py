@@ -431,6 +431,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
 
     name = "InterPodAffinity"
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:

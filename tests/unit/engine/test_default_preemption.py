@@ -12,7 +12,14 @@ from extender.cluster.cache import ClusterCache
 from extender.cluster.records import PodRecord
 from extender.engine.cycle import schedule
 from extender.engine.explain import explain, render_table
-from extender.engine.preemption import budgets, rank_candidates, select_victims_on_node, split_by_pdb_violation
+from extender.engine.framework import Status
+from extender.engine.preemption import (
+    budgets,
+    prefiltered,
+    rank_candidates,
+    select_victims_on_node,
+    split_by_pdb_violation,
+)
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
 from extender.engine.simulate import Simulator
@@ -41,6 +48,14 @@ def running(name: str, node: str, cpu: str, priority: int, *, started: str = "",
     return pod
 
 
+def victims_on(snapshot: Any, pod: PodRecord, node: str, pdbs: list[Any]) -> Any:
+    """SelectVictimsOnNode with the cycle's PreFilter run first, as DefaultPreemption has it."""
+    framework = default()
+    state = prefiltered(framework, snapshot, pod)
+    assert not isinstance(state, Status)
+    return select_victims_on_node(framework, state, pod, snapshot.node_infos[node], pdbs)
+
+
 def incoming(cpu: str, priority: int, **spec: Any) -> dict[str, Any]:
     return make_pod("incoming", requests=[{"cpu": cpu}], spec={"priority": priority, **spec}, uid="uid-incoming")
 
@@ -67,7 +82,7 @@ def test_victims_are_the_fewest_the_pod_needs_reprieved_most_important_first() -
                      running("high", "a", "1", 50))
     snapshot = cache.snapshot()
     pod = PodRecord(incoming("2", 10))
-    victims, status = select_victims_on_node(default(), snapshot, pod, snapshot.node_infos["a"], [])
+    victims, status = victims_on(snapshot, pod, "a", [])
     assert status is None
     assert [v.name for v in victims.pods] == ["old", "new"]  # most important first
     # The higher-priority pod is never a victim.
@@ -79,9 +94,9 @@ def test_a_node_without_lower_priority_pods_or_that_cannot_fit_the_pod_is_not_a_
                      running("small", "b", "1", 1), running("big", "b", "1", 20))
     snapshot = cache.snapshot()
     pod = PodRecord(incoming("2", 10))
-    _, status = select_victims_on_node(default(), snapshot, pod, snapshot.node_infos["a"], [])
+    _, status = victims_on(snapshot, pod, "a", [])
     assert status is not None and status.message == "No preemption victims found for incoming pod"
-    _, status = select_victims_on_node(default(), snapshot, pod, snapshot.node_infos["b"], [])
+    _, status = victims_on(snapshot, pod, "b", [])
     assert status is not None and status.reasons == ("Insufficient cpu",)  # even without "small"
 
 
@@ -105,8 +120,7 @@ def test_pdb_violations_are_counted_and_such_victims_reprieved_first() -> None:
                                                         started=f"2026-01-0{i + 1}T00:00:00Z") for i in range(3)),
                      pdb("web", "web", 1))
     snapshot = cache.snapshot()
-    victims, status = select_victims_on_node(default(), snapshot, PodRecord(incoming("2", 10)),
-                                             snapshot.node_infos["a"], budgets(snapshot.objects))
+    victims, status = victims_on(snapshot, PodRecord(incoming("2", 10)), "a", budgets(snapshot.objects))
     # The violating ones (w1, w2) are given back first: w1 fits back, w2 cannot; then w0 cannot either.
     assert status is None
     assert sorted(v.name for v in victims.pods) == ["w0", "w2"] and victims.num_pdb_violations == 1

@@ -170,4 +170,6 @@ def test_nodes_a_prefilter_result_leaves_out_are_counted_as_upstream() -> None:
     cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="1"), make_node("c", taints=TAINT))
     outcome = explain(default(), cache.snapshot(), pinned)["outcome"]
     assert outcome["message"] == ("0/3 nodes are available: 1 Insufficient cpu, "
-                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
+                                  "preemption: "
+                                 "0/3 nodes are available: 3 Preemption is not helpful for scheduling.")

@@ -93,4 +93,6 @@ def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() ->
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
     [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
     assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
-                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
+                                 "preemption: "
+                                 "0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
