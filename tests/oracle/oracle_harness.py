@@ -151,6 +151,21 @@ class Stats:
     plugin_scenarios: dict[str, list[int]] = field(default_factory=dict)  # [agreed, total]
     plugin_checks: dict[str, list[int]] = field(default_factory=dict)
     failed_seeds: dict[int, list[Mismatch]] = field(default_factory=dict)
+    # How kube-scheduler's own cycles ended: Schedulable, Unschedulable, ..., and what PostFilter wrote.
+    cycles: dict[str, int] = field(default_factory=dict)
+
+    def count_cycle(self, cycle: Mapping[str, Any] | None) -> None:
+        """Tally one oracle cycle's ending."""
+        if not cycle:
+            return
+        kinds = [cycle["status"]]
+        post_filter = cycle.get("postFilter") or {}
+        if post_filter.get("victims"):
+            kinds.append("preempted")
+        if post_filter.get("deallocated") or post_filter.get("deleted"):
+            kinds.append("claim deallocated or deleted")
+        for kind in kinds:
+            self.cycles[kind] = self.cycles.get(kind, 0) + 1
 
     def add(self, seed: int, plugins: Iterable[str], mismatches: list[Mismatch], checks: dict[str, int]) -> None:
         """Record one compared scenario."""
@@ -177,6 +192,8 @@ class Stats:
             rows.append((p, f"{a}/{t}", _pct(a, t), f"{ca}/{ct}", _pct(ca, ct)))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+        if self.cycles:
+            lines.append("kube-scheduler's cycles: " + ", ".join(f"{n} {k}" for k, n in sorted(self.cycles.items())))
         lines.append(
             f"{self.scenarios} scenarios compared, {len(self.failed_seeds)} with mismatches, "
             f"{len(self.oracle_errors)} oracle errors, {len(self.engine_errors)} engine errors"
@@ -347,6 +364,7 @@ def differential(
             mism = [Mismatch(seed, FEASIBLE, "*", "engine error", None, got["error"])]
             stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism, {})
         else:
+            stats.count_cycle(expected.get("cycle"))
             mism, checks = compare(seed, expected, got, enabled)
             cycle_mism, cycle_checks = compare_cycle(seed, expected.get("cycle"), got.get("outcome") or {})
             stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism + cycle_mism,

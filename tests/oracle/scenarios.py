@@ -1435,6 +1435,8 @@ def _priorities(seed: int, objects: list[Obj], pod: Obj) -> None:
         # Distinct start times (kube-scheduler gives a pod without one "now", which makes orders unstable).
         obj["status"]["startTime"] = f"2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z"
     prioritise(pod, [PRIORITY_CLASSES[0], *PRIORITY_CLASSES[1:3] * 3, PRIORITY_CLASSES[3]])
+    if rng.random() < 0.5:
+        _needs_eviction(rng, objects, pod, existing)
     for i in range(rng.randint(0, 3)):
         ns = rng.choice(list(NAMESPACES))
         selector: Obj = {"matchLabels": {"app": rng.choice(APPS)}}
@@ -1454,6 +1456,47 @@ def _priorities(seed: int, objects: list[Obj], pod: Obj) -> None:
         objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                         "metadata": {"name": f"pdb-{i}", "namespace": ns, "uid": f"pdb-{seed}-{i}", "generation": 1},
                         "spec": spec, "status": status})
+
+
+def _milli_cpu(quantity: str) -> int:
+    """Millicores of a CPU quantity in the spellings ``cpu()`` writes."""
+    for suffix, scale in (("m", 1), ("u", 1e-3), ("n", 1e-6)):
+        if quantity.endswith(suffix):
+            return int(float(quantity[:-1]) * scale)
+    return int(float(quantity) * 1000)
+
+
+def _needs_eviction(rng: random.Random, objects: list[Obj], pod: Obj, existing: list[Obj]) -> None:
+    """Make the incoming pod ask for the CPU one node has free plus some of what lower-priority pods use
+    there: only an eviction makes room (if nothing else rules the node out)."""
+    spec = pod["spec"]
+    if spec.get("resources") or spec.get("overhead") or spec.get("initContainers"):
+        return
+    nodes = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Node"}
+    name = rng.choice(sorted(nodes))
+    on_node = [o for o in existing if o["spec"]["nodeName"] == name and "deletionTimestamp" not in o["metadata"]]
+
+    def cpu_of(p: Obj) -> int:
+        containers = p["spec"]["containers"]
+        return sum(_milli_cpu(c.get("resources", {}).get("requests", {}).get("cpu", "0")) for c in containers)
+
+    lower = [p for p in on_node if p["spec"].get("priority", 0) < spec["priority"] and cpu_of(p)]
+    if not lower:
+        return
+    free = _milli_cpu(nodes[name]["status"]["allocatable"]["cpu"]) - sum(cpu_of(p) for p in on_node)
+    need = max(free, 0) + sum(cpu_of(p) for p in rng.sample(lower, rng.randint(1, len(lower)))) - 10 * (
+        len(spec["containers"]) - 1)
+    if need <= 0:
+        return
+    first, *others = spec["containers"]
+    for c in others:  # the others ask for 10m each
+        c.setdefault("resources", {}).setdefault("requests", {})["cpu"] = "10m"
+        c["resources"].get("limits", {}).pop("cpu", None)
+    resources = first.setdefault("resources", {})
+    resources.setdefault("requests", {})["cpu"] = f"{need}m"
+    if "cpu" in resources.get("limits", {}):
+        resources["limits"]["cpu"] = f"{need}m"
+    pod["status"]["qosClass"] = _qos(spec)
 
 
 def generate(seed: int, features: Features | None = None) -> Obj:
@@ -1578,6 +1621,11 @@ def requests_dra_backed_resource(scenario: Obj) -> bool:
     names = {name for c in spec["containers"] + spec.get("initContainers", [])
              for name in c.get("resources", {}).get("requests", {})}
     return any(n == DRA_GPU or n.startswith("deviceclass.resource.kubernetes.io/") for n in names)
+
+
+def has_priorities(scenario: Obj) -> bool:
+    """Whether the scenario's pods have priorities (and so preemption has victims to weigh)."""
+    return any(obj["kind"] == "PriorityClass" for obj in scenario["objects"])
 
 
 def generate_many(seed: int, count: int, features: Features | None = None) -> Iterator[Obj]:
