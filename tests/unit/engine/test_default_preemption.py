@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+from plugin_harness import cache_of, default
 
-from extender.cluster.cache import ClusterCache
 from extender.cluster.records import PodRecord
 from extender.engine.cycle import schedule
 from extender.engine.explain import explain, render_table
@@ -26,16 +26,6 @@ from extender.engine.simulate import Simulator
 
 # No claims: DynamicResources' PostFilter always says so first.
 NO_CLAIMS = "no new claims to deallocate"
-
-
-def cache_of(*objects: dict[str, Any]) -> ClusterCache:
-    cache = ClusterCache(assumed_ttl_seconds=0)
-    cache.load(objects)
-    return cache
-
-
-def default() -> Framework:
-    return Framework(build_profile(None))
 
 
 def running(name: str, node: str, cpu: str, priority: int, *, started: str = "", labels: dict[str, str] | None = None,

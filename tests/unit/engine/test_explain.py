@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+from plugin_harness import cache_of, default
 
-from extender.cluster.cache import ClusterCache
 from extender.config import load_config
 from extender.engine.explain import (
     PodNotFound,
@@ -18,20 +18,9 @@ from extender.engine.explain import (
     explain_existing,
     render_table,
 )
-from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 
 TAINT = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
-
-
-def cache_of(*objects: dict[str, Any]) -> ClusterCache:
-    cache = ClusterCache(assumed_ttl_seconds=0)
-    cache.load(objects)
-    return cache
-
-
-def default() -> Framework:
-    return Framework(build_profile(None))
 
 
 def preferred(weight: Any) -> dict[str, Any]:
