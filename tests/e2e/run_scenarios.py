@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parents[1]))  # the repository root: the extender package
 
 from controlplane import running_control_plane  # noqa: E402
-from generated import PREDICATES, Runner, features, select, start_scheduler  # noqa: E402
+from generated import PREDICATES, Compared, Runner, features, select, start_scheduler  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         runner = Runner(cp, kube, scheduler, feats)
         try:
             for i, seed in enumerate(seeds, 1):
-                compared = runner.run(seed)
+                try:
+                    compared = runner.run(seed)
+                except Exception as err:  # the harness's own trouble (an object the apiserver refuses...)
+                    compared = Compared(seed, "harness-error", [f"{type(err).__name__}: {err}"])
                 kinds[compared.kind] += 1
                 agreed[compared.kind] += compared.ok
                 if not compared.ok:

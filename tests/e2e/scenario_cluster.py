@@ -190,31 +190,43 @@ def ungate(kube: KubeClient, loaded: Loaded) -> None:
                  {"spec": {"schedulingGates": None}}, content_type="application/merge-patch+json")
 
 
-def clear(kube: KubeClient) -> None:
-    """Remove what scenarios create (finalizers first: no controller runs here to honour them)."""
-    for ns in ("default", *OUR_NAMESPACES):
-        for kind in ("Pod", "ResourceClaim", "PersistentVolumeClaim", "Service", "ReplicationController",
-                     "ReplicaSet", "StatefulSet", "PodDisruptionBudget"):
-            _clear_collection(kube, collection(kind, ns))
-    for kind in ("PersistentVolume", "ResourceSlice", "DeviceClass", "CSINode", "StorageClass", "Node",
-                 "PriorityClass"):
-        _clear_collection(kube, collection(kind))
+# Deleted at once, without waiting for a garbage collector (none runs here) to orphan dependents.
+DELETE_NOW = {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "propagationPolicy": "Background"}
 
 
-def _clear_collection(kube: KubeClient, path: str) -> None:
+def clear(kube: KubeClient, timeout: float = 30.0) -> None:
+    """Remove what scenarios create (finalizers too: no controller runs here to honour them), and wait until
+    it is gone."""
+    paths = [collection(kind, ns) for ns in ("default", *OUR_NAMESPACES)
+             for kind in ("Pod", "ResourceClaim", "PersistentVolumeClaim", "Service", "ReplicationController",
+                          "ReplicaSet", "StatefulSet", "PodDisruptionBudget")]
+    paths += [collection(kind) for kind in ("PersistentVolume", "ResourceSlice", "DeviceClass", "CSINode",
+                                            "StorageClass", "Node", "PriorityClass")]
+    deadline = time.monotonic() + timeout
+    while True:
+        left = sum(_clear_collection(kube, path) for path in paths)
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{left} objects of the last scenario are still there after {timeout:.0f}s")
+        time.sleep(0.1)
+
+
+def _clear_collection(kube: KubeClient, path: str) -> int:
+    """Delete what a collection holds; how many objects it still held."""
     try:
         items = kube.get(path).get("items") or []
     except ApiError:
-        return
-    for item in items:
+        return 0
+    items = [i for i in items if not (path.endswith("priorityclasses")
+                                      and i["metadata"]["name"].startswith(("system-", "e2e-")))]
+    for item in items:  # the system's priority classes, and those the e2e session made for other tests, stay
         meta = item["metadata"]
-        if path.endswith("priorityclasses") and meta["name"].startswith(("system-", "e2e-")):
-            continue  # the system's, and those the e2e session made for the other tests
-        if path.endswith("/namespaces/default/persistentvolumeclaims") or meta.get("finalizers"):
+        if meta.get("finalizers"):
             kube.request("PATCH", f"{path}/{meta['name']}", {"metadata": {"finalizers": None}},
                          content_type="application/merge-patch+json", ok=(404,))
-        kube.request("DELETE", f"{path}/{meta['name']}",
-                     {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0}, ok=(404,))
+        kube.request("DELETE", f"{path}/{meta['name']}", DELETE_NOW, ok=(404,))
+    return len(items)
 
 
 @dataclass
