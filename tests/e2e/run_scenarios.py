@@ -2,6 +2,7 @@
 
     python tests/e2e/run_scenarios.py --count 700              # seeds 0..699, then a tally
     python tests/e2e/run_scenarios.py --seed 42 --count 1 -v   # one seed, every disagreement
+    python tests/e2e/run_scenarios.py --seeds 3,76,512          # these seeds
     python tests/e2e/run_scenarios.py --select deallocatable=20,priorities=40,dra=40,any=20
 
 Starts etcd, kube-apiserver and kube-scheduler (built by tests/k8s/build) in a work directory of its own
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--count", type=int, default=100, help="number of seeds (default 100)")
+    ap.add_argument("--seeds", help="these seeds, comma-separated (e.g. the disagreeing ones of a run)")
     ap.add_argument("--select", help="instead of consecutive seeds, the first ones of each category, e.g. "
                                      f"deallocatable=5,priorities=10 (categories: {', '.join(PREDICATES)})")
     ap.add_argument("--workdir", help="where the control plane and its logs go (default: a new temporary one)")
@@ -40,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     feats = features()
-    if args.select:
+    if args.seeds:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    elif args.select:
         wanted = {k: int(v) for k, v in (item.split("=") for item in args.select.split(","))}
         seeds = select(itertools.count(args.seed), wanted, feats, {k: PREDICATES[k] for k in wanted})
     else:

@@ -98,10 +98,32 @@ def _runtime_class(kube: KubeClient, overhead: Mapping[str, Any]) -> str:
     return name
 
 
+def _unmerge_label_keys(spec: Obj) -> None:
+    """The generator writes pods as stored, with matchLabelKeys/mismatchLabelKeys merged into the selectors;
+    a create must not carry them twice (the apiserver merges them again)."""
+    affinity = spec.get("affinity") or {}
+    terms: list[Obj] = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        part = affinity.get(kind) or {}
+        terms += part.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        terms += [t["podAffinityTerm"] for t in part.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
+    terms += spec.get("topologySpreadConstraints") or []
+    for term in terms:
+        keys = {*(term.get("matchLabelKeys") or []), *(term.get("mismatchLabelKeys") or [])}
+        selector = term.get("labelSelector")
+        if keys and selector and selector.get("matchExpressions"):
+            kept = [e for e in selector["matchExpressions"] if e.get("key") not in keys]
+            if kept:
+                selector["matchExpressions"] = kept
+            else:
+                del selector["matchExpressions"]
+
+
 def _pod_for_create(pod: Mapping[str, Any], uids: Mapping[str, str], incoming: bool,
                     kube: KubeClient | None = None) -> Obj:
     out = _for_create(pod, uids)
     spec = out["spec"]
+    _unmerge_label_keys(spec)
     if spec.get("overhead") and kube is not None:
         spec["runtimeClassName"] = _runtime_class(kube, spec["overhead"])
     if incoming:
