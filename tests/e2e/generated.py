@@ -46,6 +46,9 @@ from extender.kubeapi import config as kubeconfig  # noqa: E402
 SETTLE_SECONDS = 0.5  # for kube-scheduler's informers to see the scenario before the gate is lifted
 DECIDE_SECONDS = 30.0
 NOT_QUEUED_SECONDS = 3.0
+# A preemptor is retried once its victims' deletion requeues it; where that event finds it still gated by
+# the preemption in flight, kube-scheduler retries it at its five-minute flush of unschedulable pods.
+AFTER_PREEMPTION_SECONDS = 330.0
 # kube-scheduler's V(10) lines about scores (schedule_one.go), with --vmodule=schedule_one=10.
 SCORE_LINE = re.compile(r'"Plugin scored node for pod" pod="(?P<pod>[^"]+)" plugin="(?P<plugin>[^"]+)" '
                         r'node="(?P<node>[^"]+)" score=(?P<score>-?\d+)')
@@ -159,7 +162,7 @@ class Runner:
         compared.kind = ("preempted" if "preempt" in actions else "deallocated") + "-then-" + (
             "bound" if retry["status"] == "Schedulable" else "failing")
         if retry["status"] == "Schedulable":
-            wait_for(history, lambda h: h.node, DECIDE_SECONDS)
+            wait_for(history, lambda h: h.node, AFTER_PREEMPTION_SECONDS if "preempt" in actions else DECIDE_SECONDS)
             self.bound_as_explained(compared, retry, history.node, ours, simulated)
             self.victims_gone(compared, outcome)
         else:

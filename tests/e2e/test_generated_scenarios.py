@@ -93,7 +93,8 @@ def test_an_idle_claim_on_a_cordoned_node_is_deallocated_and_the_pod_lands_where
              "status": {"allocation": {
                  "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": "a", "device": "gpu-0"}]},
                  "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                     {"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}}
+                     {"key": "metadata.name", "operator": "In", "values": ["a"]}]}]},
+                 "allocationTimestamp": "2026-01-01T00:00:00Z"}}}
     klass = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
              "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{GPU_DRIVER}"'}}]}}
     cordoned = node("a", unschedulable=True, taints=[{"key": "node.kubernetes.io/unschedulable",

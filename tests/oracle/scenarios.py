@@ -1396,10 +1396,13 @@ def _deallocatable_claim(seed: int, objects: list[Obj], pod: Obj) -> None:
                                           "count": 1}}
     claim["spec"] = {"devices": {"requests": [request]}}
     claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+    # Allocated as kube-scheduler allocates (with the time: v1.36.3's PreBind cannot reserve a claim whose
+    # allocation lacks it, as it then adds one and the apiserver refuses the changed allocation).
     claim["status"] = {"allocation": {
         "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}]},
         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-            {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+        "allocationTimestamp": "2026-01-01T00:00:00Z"}}
     if rng.random() < 0.7:  # its node is cordoned: nothing else rules it out
         for obj in objects:
             if obj["kind"] == "Node" and obj["metadata"]["name"] == node and not obj["spec"].get("unschedulable"):
