@@ -13,7 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extender import __version__
-from extender.api.explain_routes import build_explain_router
+from extender.api.explain_routes import ExplainWorker, build_explain_router
 from extender.api.http import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_READ_TIMEOUT_SECONDS,
@@ -26,6 +26,7 @@ from extender.cluster.engine_thread import EngineThread
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
 from extender.multicluster.routes import build_multicluster_router
+from extender.ui import build_ui_router
 
 # () -> (ready, details): details say which source lags when not ready.
 ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
@@ -143,14 +144,17 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
 
     verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout, engine=engine, limits=limits)
     app.include_router(verbs)
+    explainer = ExplainWorker(scheduler, engine, readiness)  # one explanation or what-if at a time
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
-                                            readiness=readiness, engine=engine), tags=["tools"])
+                                            worker=explainer), tags=["tools"])
     app.fast_verbs = FastVerbs(verbs.verbs)
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,
                                                  latency=metrics.multicluster_latency, runner=engine),
                        tags=["multicluster"])
+    app.include_router(build_ui_router(explainer, lambda: clusters, max_body_bytes=max_body_bytes,
+                                       read_timeout=read_timeout), tags=["web view"])
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, with the request models' nested definitions moved into components.

@@ -8,7 +8,8 @@ PostFilter step, ``framework.FitError``, kubernetes v1.36.3. The steps:
 1. a cluster without nodes fails at once ("no nodes available to schedule pods");
 2. a pod nominated to a node (after a preemption) tries that node first, and takes it if it fits;
 3. PreFilter and Filter on every node (``Framework.filter``): an Error ends the cycle (SchedulerError);
-4. with feasible nodes, PreScore and Score (``score=True``) rank them;
+4. with feasible nodes, PreScore and Score (``score=True``) rank them (a simulation with
+   ``percentageOfNodesToScore`` first keeps those its search would have found: ``narrow``);
 5. with none, the rejections become FitError's diagnosis (``NodeToStatus``) and the profile's PostFilter
    plugins run on it (DynamicResources may deallocate a claim, DefaultPreemption may evict pods); their
    words end the pod's PodScheduled message, and their writes are returned for the caller to report or,
@@ -19,7 +20,7 @@ PostFilter step, ``framework.FitError``, kubernetes v1.36.3. The steps:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,13 +158,18 @@ def fit_error(num_nodes: int, statuses: NodeToStatus, prefilter: str | None) -> 
     return fit_error_message(num_nodes, per_node), dict(sorted(histogram.items()))
 
 
+# The feasible nodes a search that stops early would have found, from the cycle's state and all of them.
+Narrowing = Callable[[CycleState, list[NodeInfo]], list[NodeInfo]]
+
+
 def schedule(framework: Framework, snapshot: Snapshot, pod: PodRecord, nodes: Sequence[NodeInfo] | None = None, *,
-             score: bool = True, post_filter: bool = True) -> CycleResult:
+             score: bool = True, post_filter: bool = True, narrow: Narrowing | None = None) -> CycleResult:
     """Run one cycle for the pod over ``nodes`` (default: every node of the snapshot).
 
     ``score=False`` leaves feasible nodes unranked (explain has scored them already); ``post_filter=False``
     stops at FitError (explaining a subset of the nodes, where kube-scheduler's PostFilter would see the
-    others too).
+    others too). ``narrow`` keeps the feasible nodes to score (a pod that takes its nominated node skips
+    the search, as upstream's does).
     """
     gated = framework.pre_enqueue(snapshot, pod)
     if gated is not None:
@@ -183,6 +189,8 @@ def schedule(framework: Framework, snapshot: Snapshot, pod: PodRecord, nodes: Se
         return CycleResult(SCHEDULER_ERROR, state, message=result.error.message)
     feasible = result.feasible
     if feasible:
+        if narrow is not None:
+            feasible = narrow(state, feasible)
         cycle = CycleResult(SCHEDULABLE, state, feasible=feasible)
         if score and len(feasible) > 1:
             try:
