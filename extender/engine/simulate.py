@@ -45,6 +45,7 @@ from extender.engine.cycle import (
 )
 from extender.engine.fit_error import fit_error_message, prefilter_narrowing
 from extender.engine.framework import MAX_NODE_SCORE, CycleState
+from extender.engine.plugins.default_preemption import Evict
 from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.runtime import Framework
 from extender.kube.priority import PriorityError, admitted
@@ -67,6 +68,10 @@ class Placement:
     ``message`` is the last failed cycle's PodScheduled message (the pod's final one when it is
     unschedulable); ``attempts`` lists, for each failed cycle before the last, that cycle's message and
     what its PostFilter plugins wrote (a claim deallocated, pods preempted) before the pod was tried again.
+    ``fit_error`` is the FitError part of ``message`` alone (its histogram, without the PostFilter's words;
+    empty when the last cycle ended in no FitError). A pod placed here and later evicted by a preemption
+    of this simulation is no longer placed: its node is cleared and ``preempted_by`` names the preemptor,
+    as kube-scheduler's eviction deletes the pod (its controller, if any, would create it anew).
     """
 
     pod: str
@@ -74,6 +79,8 @@ class Placement:
     score: int | None = None
     feasible: int = 0
     message: str = ""
+    fit_error: str = ""
+    preempted_by: str = ""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     nominated: bool = False  # placed on the node its preemption nominated, without scoring
 
@@ -104,7 +111,9 @@ class SimulationResult:
         return {
             "scheduled": [{"pod": p.pod, "node": p.node, "score": p.score, "feasibleNodes": p.feasible,
                            **attempts(p)} for p in self.scheduled],
-            "unschedulable": [{"pod": p.pod, "message": p.message, **attempts(p)} for p in self.unschedulable],
+            "unschedulable": [{"pod": p.pod, "message": p.message, **attempts(p),
+                               **({"preemptedBy": p.preempted_by} if p.preempted_by else {})}
+                              for p in self.unschedulable],
             "utilization": {"before": self.before, "after": self.after},
         }
 
@@ -170,6 +179,7 @@ class Simulator:
         self.percentage = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self._tree: tuple[list[str], list[int]] | None = None  # (node names, node-tree order as positions)
+        self._placed: dict[str, Placement] = {}  # by cache key: the pods this simulation placed, still there
 
     def _search_order(self, nodes: list[NodeInfo]) -> list[NodeInfo]:
         """The nodes in node-tree order (the order's positions are kept while the nodes are the same)."""
@@ -243,16 +253,28 @@ class Simulator:
             placement.message = (f"error: {cycle.message}" if cycle.status == SCHEDULER_ERROR
                                  else f"not queued by kube-scheduler ({cycle.message})" if cycle.status == GATED
                                  else cycle.message)
+            placement.fit_error = cycle.fit_error
             if not cycle.actions:
                 return placement
             placement.attempts.append({"message": cycle.message,
                                        "postFilter": [action.describe() for action in cycle.actions]})
             for action in cycle.actions:
                 action.apply(self.cache)
+                if isinstance(action, Evict):
+                    self._evicted(action, label)
             nominated = cycle.post_filter.nominated_node if cycle.post_filter is not None else None
             if nominated is not None:  # the pod's status.nominatedNodeName, as kube-scheduler sets it
                 pod = PodRecord(with_nomination(pod.raw, nominated))
         return placement
+
+    def _evicted(self, evict: Evict, preemptor: str) -> None:
+        """The victims this simulation had placed are placed no more."""
+        for victim in evict.victims.pods:
+            placement = self._placed.pop(victim.cache_key, None)
+            if placement is not None:
+                placement.message = f"preempted by {preemptor} on {placement.node}"
+                placement.node, placement.score, placement.feasible = "", None, 0
+                placement.preempted_by = preemptor
 
     def _assume(self, placement: Placement, pod: PodRecord, cycle: CycleResult) -> Placement:
         """Choose among the feasible nodes and assume the pod there, with the devices allocated for it."""
@@ -271,7 +293,8 @@ class Simulator:
             placement.message = f"error: {err}"
             return placement
         placement.node, placement.score, placement.feasible = chosen, score, len(feasible)
-        placement.message, placement.nominated = "", cycle.nominated
+        placement.message, placement.fit_error, placement.nominated = "", "", cycle.nominated
+        self._placed[pod.cache_key] = placement
         return placement
 
     def run(self, pods: Sequence[Mapping[str, Any]],

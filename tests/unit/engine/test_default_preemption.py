@@ -194,6 +194,19 @@ def test_simulate_preempts_and_places_the_pod_on_its_nominated_node() -> None:
     assert [p.name for p in cache.snapshot().node_infos["a"].pods] == ["incoming"]  # the victim is gone
 
 
+def test_a_pod_this_simulation_placed_and_then_preempted_is_placed_no_more() -> None:
+    cache = cache_of(make_node("a", cpu="2"))
+    low = make_pod("low", requests=[{"cpu": "2"}], spec={"priority": 1})
+    result = Simulator(default(), cache, seed=1).run([low, incoming("1", 10)])
+    assert [(p.pod, p.node) for p in result.scheduled] == [("default/incoming", "a")]
+    [evicted] = result.unschedulable
+    assert (evicted.pod, evicted.preempted_by) == ("default/low", "default/incoming")
+    assert evicted.message == "preempted by default/incoming on a"
+    assert result.as_dict()["unschedulable"] == [{"pod": "default/low", "message": evicted.message,
+                                                  "preemptedBy": "default/incoming"}]
+    assert result.after["a"]["pods"] == 1
+
+
 def test_without_postfilter_plugins_the_message_is_fit_error_alone() -> None:
     profile = build_profile({"plugins": {"postFilter": {"disabled": [{"name": "*"}]}}})
     cache = cache_of(make_node("a", cpu="1"))
