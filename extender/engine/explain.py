@@ -21,7 +21,7 @@ taken off its node (``bound`` says so).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from extender.cluster.cache import ClusterCache
@@ -119,17 +119,26 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     return out
 
 
-def first_error(result: Mapping[str, Any]) -> str | None:
-    """The Error a PreFilter, or a node's first rejecting Filter, ends the cycle with (None: no Error).
-    Upstream stops at a node's first rejecting plugin: an Error behind a rejection is never reached."""
+def cycle_errors(result: Mapping[str, Any]) -> Iterator[str]:
+    """Each Error that can end the cycle: a PreFilter's, or a node's first rejecting Filter's, in node order.
+
+    Upstream stops at a node's first rejecting plugin: an Error behind a rejection is never reached. It runs
+    PreFilter first (its first Error is the only one), then filters nodes on parallel workers, and the first
+    Error any of them meets ends the cycle: where several nodes fail with different words, which one the
+    pod's condition carries is a race."""
     for entry in (result.get("prefilter") or {}).values():
-        if entry["code"] == "Error":
-            return ", ".join(entry["reasons"])
+        if entry["code"] == "Error":  # PreFilter runs before any node is filtered, its plugins in turn
+            yield ", ".join(entry["reasons"])
+            return
     for entry in (result.get("nodes") or {}).values():
         rejection = next((v for v in entry["filters"].values() if v["code"] not in PASSING_CODES), None)
         if rejection is not None and rejection["code"] == "Error":
-            return ", ".join(rejection["reasons"])
-    return None
+            yield ", ".join(rejection["reasons"])
+
+
+def first_error(result: Mapping[str, Any]) -> str | None:
+    """The Error explain reports as ending the cycle (None: no Error): the first of :func:`cycle_errors`."""
+    return next(cycle_errors(result), None)
 
 
 def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,

@@ -13,9 +13,11 @@ from extender.config import load_config
 from extender.engine.explain import (
     PodNotFound,
     choose_framework,
+    cycle_errors,
     explain,
     explain_cached,
     explain_existing,
+    first_error,
     render_table,
 )
 from extender.engine.runtime import Framework
@@ -162,3 +164,18 @@ def test_nodes_a_prefilter_result_leaves_out_are_counted_as_upstream() -> None:
                                   "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
                                   "preemption: "
                                  "0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+
+
+def test_each_error_that_can_end_the_cycle_is_named_the_first_in_node_order_reported() -> None:
+    def verdict(code: str, *reasons: str) -> dict[str, Any]:
+        return {"code": code, "reasons": list(reasons)}
+    result: dict[str, Any] = {"prefilter": {"NodeAffinity": verdict("Success")}, "nodes": {
+        "a": {"filters": {"NodeName": verdict("Success"), "DynamicResources": verdict("Error", "device a/1")}},
+        "b": {"filters": {"NodeUnschedulable": verdict("UnschedulableAndUnresolvable", "cordoned"),
+                          "DynamicResources": verdict("Error", "never reached")}},
+        "c": {"filters": {"DynamicResources": verdict("Error", "device c/2")}}}}
+    assert list(cycle_errors(result)) == ["device a/1", "device c/2"]
+    assert first_error(result) == "device a/1"
+    # A PreFilter Error comes before any node is filtered: it is the only one.
+    result["prefilter"]["NodeAffinity"] = verdict("Error", "bad affinity")
+    assert list(cycle_errors(result)) == ["bad affinity"]
