@@ -24,7 +24,7 @@ from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECON
 from extender.api.routes import DEFAULT_MAX_REQUEST_NODES
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
-from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_TIMEOUT_SECONDS
+from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_STALL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS
 from extender.config import Config, ConfigError, load_config
 from extender.engine.explain import explain_found, render_table
 from extender.engine.profile import ProfileError
@@ -32,6 +32,8 @@ from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
 from extender.gc_tuning import settle_after_load
+from extender.multicluster.budget import DEFAULT_WORK_STEPS
+from extender.multicluster.routes import DEFAULT_MAX_CLUSTERS as DEFAULT_MAX_PLACEMENT_CLUSTERS
 
 # Package data, so that a plain (non-editable) install and the container image find it too.
 DEMO_CLUSTER = Path(str(importlib.resources.files("extender.data").joinpath("demo-cluster.yaml")))
@@ -108,6 +110,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from extender.api.metrics import Metrics
     from extender.api.routes import RequestLimits
     from extender.cluster.engine_thread import EngineThread
+    from extender.multicluster.routes import PlacementLimits
 
     config = read_config(args.config or _env("EXTENDER_CONFIG"))
     level = args.log_level or _env("EXTENDER_LOG_LEVEL") or config.log_level or "info"
@@ -120,10 +123,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if health_port is not None and health_port == port:
         raise CLIError(f"health port: {health_port} is also the verbs' port; choose another")
     for value, what in ((args.read_timeout, "read timeout"), (args.head_timeout, "head timeout"),
-                        (args.keep_alive_timeout, "keep-alive timeout"), (args.request_timeout, "request timeout")):
+                        (args.keep_alive_timeout, "keep-alive timeout"), (args.request_timeout, "request timeout"),
+                        (args.stall_timeout, "stall timeout")):
         _positive(value, what)
     for count, what in ((args.max_connections, "max connections"), (args.max_pending, "max pending"),
-                        (args.max_request_nodes, "max request nodes"), (args.max_body_bytes, "max body bytes")):
+                        (args.max_request_nodes, "max request nodes"), (args.max_body_bytes, "max body bytes"),
+                        (args.max_placement_clusters, "max placement clusters"),
+                        (args.placement_work_limit, "placement work limit")):
         _positive(count, what)
     kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
     live = bool(kubeconfig or args.in_cluster or args.live)
@@ -135,7 +141,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
                               "member_clusters": _member_clusters(args.member_clusters
                                                                   or _env("EXTENDER_MEMBER_CLUSTERS")),
-                              "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes)}
+                              "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes),
+                              "placement_limits": PlacementLimits(max_clusters=args.max_placement_clusters,
+                                                                  work_steps=args.placement_work_limit),
+                              "stall_timeout": args.stall_timeout}
     if live:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
@@ -483,6 +492,13 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
                        help="open connections to the verbs' port; new ones past it are closed at once "
                             "(default 512)")
+    serve.add_argument("--stall-timeout", type=float, default=DEFAULT_STALL_TIMEOUT_SECONDS,
+                       help="seconds one engine job may run before /healthz fails, so that the kubelet restarts "
+                            "a wedged service (default 60; /readyz fails past --request-timeout)")
+    serve.add_argument("--max-placement-clusters", type=int, default=DEFAULT_MAX_PLACEMENT_CLUSTERS,
+                       help="most clusters one POST /multicluster/schedule may send; past it 413 (default 5000)")
+    serve.add_argument("--placement-work-limit", type=int, default=DEFAULT_WORK_STEPS,
+                       help="steps of work one multi-cluster placement may take; past it 422 (default 2000000)")
     serve.set_defaults(func=cmd_serve)
 
     exp = sub.add_parser(

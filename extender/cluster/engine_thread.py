@@ -42,6 +42,8 @@ QUICK_WRITE_SECONDS = 0.001
 QUICK_REQUEST_SECONDS = 0.005
 _MAX_TIMED_FUNCTIONS = 256
 DEFAULT_TIMEOUT_SECONDS = 10.0
+#: Seconds one job may run before the service reports itself stuck (liveness fails; ``--stall-timeout``).
+DEFAULT_STALL_TIMEOUT_SECONDS = 60.0
 
 
 class Overloaded(RuntimeError):
@@ -131,6 +133,12 @@ class EngineThread:
             self._queue.put(None)
             self._thread.join(timeout)
             self._started = False
+
+    def running_for(self) -> float:
+        """Seconds the job running now has been running (0 when idle): a job far past ``timeout`` means the
+        thread is wedged, which readiness and liveness report."""
+        since = self.busy_since
+        return time.monotonic() - since if since else 0.0
 
     def in_engine(self) -> bool:
         """Whether the caller runs on the engine thread."""

@@ -5,9 +5,9 @@ Most of a placement costs a few steps per cluster, but some parts multiply what 
 against every cluster, each taint is checked against every toleration, and the region search of spread
 constraints enumerates combinations of regions. A small body can therefore ask for a great deal of work.
 
-The pipeline charges a :class:`WorkBudget` as it goes, in steps: one cluster checked by one filter, matched
-against one selector expression, one taint against one toleration, one estimate, one party of the Webster
-division, one step of the region search. Past the budget's steps, or its deadline, it raises
+The pipeline charges a :class:`WorkBudget` as it goes, in steps of roughly equal cost: a cluster checked by
+a filter or matched against a selector expression (two each), a taint against a toleration, an estimate, a
+party of the Webster division, a step of the region search (twenty: each builds and compares paths). Past the budget's steps, or its deadline, it raises
 :class:`WorkLimitError`, which the service answers with 422 and ``extender place`` with exit status 2. The
 budget is per request and travels in a context variable, so the library's functions keep their signatures;
 outside :func:`bounded` nothing is counted.
@@ -23,8 +23,9 @@ from typing import Final
 
 __all__ = ["DEFAULT_WORK_STEPS", "WorkBudget", "WorkLimitError", "bounded", "charge"]
 
-#: Steps one placement may take by default: about two seconds of work on one core.
-DEFAULT_WORK_STEPS: Final = 2_000_000
+#: Steps one placement may take by default: one to two seconds of work on one core (a step is about a
+#: microsecond or two of Python); placements over thousands of clusters take a few tens of thousands.
+DEFAULT_WORK_STEPS: Final = 1_000_000
 
 
 class WorkLimitError(Exception):

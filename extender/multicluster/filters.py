@@ -95,7 +95,7 @@ def _match_fields(affinity: ClusterAffinity, cluster: Cluster) -> bool:
 
 def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
     """Upstream ``util.ClusterMatches``: does ``cluster`` satisfy every part of ``affinity``."""
-    charge(1 + len(affinity.field_selector or ()) + _label_terms(affinity), "matching clusters to affinities")
+    charge(2 * (1 + len(affinity.field_selector or ()) + _label_terms(affinity)), "matching clusters to affinities")
     if cluster.name in affinity.excluded or affinity.matches_nothing:
         return False
     if affinity.label_selector is not None and not affinity.label_selector.matches(cluster.labels):
@@ -253,7 +253,7 @@ def run_filters(ctx: FilterContext, clusters: Sequence[Cluster],
     for cluster in clusters:
         if cluster.deleting:
             continue
-        charge(len(plugins), "filtering clusters")
+        charge(2 * len(plugins), "filtering clusters")
         found = [reason for plugin in plugins if (reason := plugin.filter(ctx, cluster)) is not None]
         if found:
             reasons[cluster.name] = found

@@ -131,6 +131,12 @@ def _str(obj: object, path: str) -> str:
     return obj
 
 
+def _kind(root: Mapping[str, Any], prefix: str) -> str | None:
+    """An object's ``kind``: None when absent, else a string (anything else is refused by name)."""
+    kind = root.get("kind")
+    return None if kind is None else _str(kind, f"{prefix}kind")
+
+
 def _int(obj: object, path: str, *, low: int = -(2**31), high: int = INT32_MAX) -> int:
     if obj is None:
         return 0
@@ -660,8 +666,8 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
 def parse_placement_source(obj: Mapping[str, Any], *, path: str = "") -> Placement:
     """A placement from a (Cluster)PropagationPolicy, a ResourceBinding or a bare placement object."""
     root = _map(obj, path or "policy")
-    kind = root.get("kind")
     prefix = f"{path}." if path else ""
+    kind = _kind(root, prefix)
     if kind in _POLICY_KINDS or kind in _BINDING_KINDS:
         spec = _map(root.get("spec"), f"{prefix}spec")
         if spec.get("placement") is None:
@@ -754,7 +760,7 @@ def parse_binding(obj: Mapping[str, Any], *, path: str = "") -> ResourceBinding:
     """Build a :class:`ResourceBinding` from a ``work.karmada.io/v1alpha2`` (Cluster)ResourceBinding."""
     root = _map(obj, path or "ResourceBinding")
     prefix = f"{path}." if path else ""
-    kind = root.get("kind")
+    kind = _kind(root, prefix)
     if kind is not None and kind not in _BINDING_KINDS:
         raise ModelError(f"{prefix}kind: expected ResourceBinding or ClusterResourceBinding, got {kind!r}")
     meta = _map(root.get("metadata"), f"{prefix}metadata")

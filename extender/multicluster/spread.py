@@ -258,6 +258,8 @@ class _Path:
 #: Search steps allowed in the region search even without a work budget; upstream has no bound (many
 #: regions could hang it).
 MAX_SEARCH_STEPS: Final = 2_000_000
+#: Budget steps one step of the region search costs (it builds and compares paths).
+_SEARCH_STEP_COST: Final = 20
 
 
 def _find_feasible_paths(groups: list[GroupInfo], min_c: int, max_c: int, target: int) -> list[_Path]:
@@ -269,7 +271,7 @@ def _find_feasible_paths(groups: list[GroupInfo], min_c: int, max_c: int, target
 
     def dfs(total: int, begin: int) -> None:
         steps[0] += 1
-        charge(1, f"the search over combinations of {len(groups)} regions, up to {max_c} at a time")
+        charge(_SEARCH_STEP_COST, f"the search over combinations of {len(groups)} regions, up to {max_c} at a time")
         if steps[0] > MAX_SEARCH_STEPS:
             raise WorkLimitError(f"too many region combinations to search ({len(groups)} regions, up to {max_c} "
                                  "at a time); lower the region maxGroups")
