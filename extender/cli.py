@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib.resources
 import os
+import ssl
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,8 +20,9 @@ from typing import Any
 import orjson
 
 from extender import __version__
-from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS, DEFAULT_MAX_CONNECTIONS
+from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS
+from extender.api.listener import DEFAULT_MAX_CONNECTIONS
 from extender.api.routes import DEFAULT_MAX_REQUEST_NODES
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
@@ -136,7 +138,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
     if live and cluster:
         raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
-    tls = _tls_options(args)
+    tls = _tls_context(args)
     engine = EngineThread(max_pending=args.max_pending, timeout=args.request_timeout)
     limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
                               "member_clusters": _member_clusters(args.member_clusters
@@ -152,7 +154,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = create_app(scheduler, **limits)
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
-    described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
+    described["tls"] = "off" if tls is None else ("mutual" if tls.verify_mode == ssl.CERT_REQUIRED else "server")
     if health_port is not None:
         _check_bindable(health_host, health_port, "health port")
         described.update(health_host=health_host, health_port=health_port)
@@ -182,51 +184,35 @@ def _check_bindable(host: str, port: int, what: str) -> None:
             raise CLIError(f"{what}: cannot listen on {host}:{port}: {err.strerror or err}") from err
 
 
-def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: dict[str, Any],
+def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: ssl.SSLContext | None,
                  health_host: str, health_port: int | None) -> None:
-    """uvicorn for the verbs and, with a health port, a second plain-HTTP listener for probes and metrics.
-
-    Both share one event loop; the verbs' server handles signals (graceful shutdown, see docs/operations.md)
-    and the health listener keeps answering until it has finished.
-    """
-    import asyncio
-
-    import uvicorn
-
+    """The verbs' listener and, with a health port, the plain-HTTP one for probes and metrics
+    (:mod:`extender.api.listener`: connections counted and timed from accept, TLS under that deadline)."""
     from extender.api.app import create_health_app
-    from extender.api.connections import guarded_http
+    from extender.api.listener import Endpoint, ListenerLimits, serve
 
     rejected = app.state.metrics.rejected_requests
 
     def refused(reason: str) -> None:
         rejected.labels(reason).inc()
 
-    # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
-    # be one more layer on every request.
-    main = uvicorn.Server(uvicorn.Config(
-        app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=args.shutdown_grace,
-        timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
-        http=guarded_http(args.head_timeout, args.max_connections, refused), **tls))
-    if health_port is None:
-        main.run()
-        return
-    health = uvicorn.Server(uvicorn.Config(
-        create_health_app(app), host=health_host, port=health_port, log_config=None, access_log=False,
-        lifespan="off", timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
-        http=guarded_http(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
-
-    async def both() -> None:
-        probes = asyncio.create_task(health._serve(), name="health-listener")  # signals belong to the main one
-        try:
-            await main.serve()
-        finally:
-            health.should_exit = True
-            await probes
-
-    asyncio.run(both())
+    verbs = Endpoint(host, port, ListenerLimits(args.max_connections, args.head_timeout),
+                     keep_alive_seconds=args.keep_alive_timeout, head_seconds=args.head_timeout, tls=tls)
+    health = None
+    if health_port is not None:
+        # Probes and scrapes take milliseconds: short deadlines, a lifetime, and a budget of their own.
+        health = Endpoint(health_host, health_port,
+                          ListenerLimits(HEALTH_MAX_CONNECTIONS, min(args.head_timeout, HEALTH_SECONDS),
+                                         lifetime_seconds=HEALTH_LIFETIME_SECONDS),
+                          keep_alive_seconds=min(args.keep_alive_timeout, HEALTH_SECONDS),
+                          head_seconds=min(args.head_timeout, HEALTH_SECONDS))
+    serve(app, verbs, shutdown_grace=args.shutdown_grace, health_app=create_health_app(app) if health else None,
+          health=health, on_refused=refused)
 
 
 HEALTH_MAX_CONNECTIONS = 64
+HEALTH_SECONDS = 2.0  # request head and keep-alive idle time on the health port
+HEALTH_LIFETIME_SECONDS = 10.0  # a health-port connection is closed at this age whatever it does
 ENGINE_SWITCH_INTERVAL_SECONDS = 0.001
 
 
@@ -243,25 +229,29 @@ def _member_clusters(path: str | None) -> list[Any]:
         raise CLIError(f"member clusters: {err}") from err
 
 
-def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
-    """uvicorn's TLS settings: a server certificate, and client certificates required when a CA is given."""
-    import ssl
-
+def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The verbs' TLS context (None: plain HTTP): a server certificate, and client certificates required when
+    a CA is given. Loaded here so that a bad file is one line and exit 2, before anything is served."""
     cert = args.tls_cert_file or _env("EXTENDER_TLS_CERT_FILE")
     key = args.tls_key_file or _env("EXTENDER_TLS_KEY_FILE")
     client_ca = args.client_ca_file or _env("EXTENDER_CLIENT_CA_FILE")
     if not cert and not key and not client_ca:
-        return {}
+        return None
     if not cert or not key:
         raise CLIError("tls: --tls-cert-file and --tls-key-file go together")
     for path in (cert, key, client_ca):
         if path and not Path(path).is_file():
             raise CLIError(f"tls: no such file {path}")
-    # Load them now, as uvicorn will, so that a bad file is one line and exit 2 rather than a traceback
-    # after "serving" was logged.
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+
+    def no_pass_phrase() -> str:
+        # OpenSSL would otherwise prompt on the terminal, and a service has no one to answer.
+        raise CLIError(f"tls: {key} is encrypted (protected by a pass phrase); give an unencrypted private key")
+
     try:
-        context.load_cert_chain(cert, key)
+        context.load_cert_chain(cert, key, password=no_pass_phrase)
+    except CLIError:
+        raise
     except ssl.SSLError as err:
         raise CLIError(f"tls: {cert} and {key} are not a usable certificate and matching private key: "
                        f"{err.reason or err}") from err
@@ -273,10 +263,10 @@ def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
         except (ssl.SSLError, OSError) as err:
             raise CLIError(f"tls: {client_ca} holds no usable CA certificate: "
                            f"{getattr(err, 'reason', None) or err}") from err
-    options: dict[str, Any] = {"ssl_certfile": cert, "ssl_keyfile": key}
-    if client_ca:
-        options.update(ssl_ca_certs=client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
-    return options
+        context.verify_mode = ssl.CERT_REQUIRED
+    else:
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,

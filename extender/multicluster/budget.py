@@ -7,10 +7,10 @@ constraints enumerates combinations of regions. A small body can therefore ask f
 
 The pipeline charges a :class:`WorkBudget` as it goes, in steps of roughly equal cost: a cluster checked by
 a filter or matched against a selector expression (two each), a taint against a toleration, an estimate, a
-party of the Webster division, a step of the region search (twenty: each builds and compares paths). Past the budget's steps, or its deadline, it raises
-:class:`WorkLimitError`, which the service answers with 422 and ``extender place`` with exit status 2. The
-budget is per request and travels in a context variable, so the library's functions keep their signatures;
-outside :func:`bounded` nothing is counted.
+party of the Webster division, a step of the region search (twenty: each builds and compares paths). Past
+the budget's steps, or its deadline, it raises :class:`WorkLimitError`, which the service answers with 422.
+The budget is per request and travels in a context variable, so the library's functions keep their
+signatures; outside :func:`bounded` nothing is counted.
 """
 
 from __future__ import annotations
