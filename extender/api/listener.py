@@ -54,13 +54,32 @@ class HttpProtocol(Protocol):
 
 @dataclass(frozen=True)
 class ListenerLimits:
-    """How one listener treats its connections."""
+    """How one listener treats its connections.
+
+    ``max_connections`` bounds the sockets the listener holds, including those the loop has accepted but not
+    yet handed to :class:`AcceptedConnection` and those closed but not yet released: the loop accepts up to
+    ``backlog`` at a time (the listen queue's length), a batch may be accepted while the previous one is
+    being handled, and a connection closed to make room is released on the loop's next turn, so at most
+    ``max_connections - 3 * backlog`` connections are admitted.
+    """
 
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     #: From accept to the first complete request head, TLS handshake included.
     first_request_seconds: float = DEFAULT_FIRST_REQUEST_SECONDS
     #: Close a connection at this age whatever it is doing (None: no bound; the health port has one).
     lifetime_seconds: float | None = None
+    #: TLS handshakes in progress at once (each holds the TLS layer's buffers, a quarter of a megabyte).
+    max_handshakes: int = 64
+
+    @property
+    def backlog(self) -> int:
+        """The listen queue's length, and so the most sockets the loop accepts in one go."""
+        return max(1, min(32, self.max_connections // 16))
+
+    @property
+    def admitted(self) -> int:
+        """Connections counted at once."""
+        return max(1, self.max_connections - 3 * self.backlog)
 
 
 Refused = Callable[[str], None]  # called with a reason ("connections", "evicted", ...) for metrics
@@ -80,23 +99,37 @@ class ConnectionBudget:
         self.on_refused = on_refused
         self.open = 0
         self._unproven: collections.OrderedDict[AcceptedConnection, None] = collections.OrderedDict()
+        self._handshaking: collections.OrderedDict[AcceptedConnection, None] = collections.OrderedDict()
 
     def admit(self, connection: AcceptedConnection) -> bool:
         """Count a new connection; False (and nothing counted) when it must be refused."""
-        if self.open >= self.limits.max_connections:
+        if self.open >= self.limits.admitted:
             if not self._unproven:
                 self.refused("connections")
                 log.warning("connection refused: too many open connections",
                             extra={"limit": self.limits.max_connections, "client": connection.peer})
                 return False
-            oldest, _ = self._unproven.popitem(last=False)
-            self.refused("evicted")
-            log.info("connection closed to admit a new one: no request head since it was accepted",
-                     extra={"seconds": round(oldest.age(), 3), "client": oldest.peer})
-            oldest.close(abort=True)
+            self._evict(self._unproven, "no request head since it was accepted")
         self.open += 1
         self._unproven[connection] = None
         return True
+
+    def handshake(self, connection: AcceptedConnection) -> None:
+        """The connection starts its TLS handshake: past ``max_handshakes`` the oldest one is closed."""
+        if len(self._handshaking) >= self.limits.max_handshakes:
+            self._evict(self._handshaking, "its TLS handshake was the oldest in progress")
+        self._handshaking[connection] = None
+
+    def handshake_over(self, connection: AcceptedConnection) -> None:
+        """The connection's TLS handshake finished or failed."""
+        self._handshaking.pop(connection, None)
+
+    def _evict(self, queue: collections.OrderedDict[AcceptedConnection, None], why: str) -> None:
+        oldest, _ = queue.popitem(last=False)
+        self.refused("evicted")
+        log.info(f"connection closed to admit a new one: {why}",
+                 extra={"seconds": round(oldest.age(), 3), "client": oldest.peer})
+        oldest.close(abort=True)
 
     def proven(self, connection: AcceptedConnection) -> None:
         """The connection sent a complete request head: it is no longer closed to make room."""
@@ -105,6 +138,7 @@ class ConnectionBudget:
     def release(self, connection: AcceptedConnection) -> None:
         """The connection closed."""
         self._unproven.pop(connection, None)
+        self._handshaking.pop(connection, None)
         self.open -= 1
 
     def refused(self, reason: str) -> None:
@@ -163,10 +197,9 @@ class AcceptedConnection(asyncio.Protocol):
         if self.tls is None:
             self._hand_over(transport)  # type: ignore[arg-type]
         else:
-            # Nothing should be read until the TLS layer is in place (what is, is handed to it: _handshake).
+            # The TLS layer (and its buffers) only once the client sends something: an idle socket costs
+            # a descriptor and this object, no more.
             self._secure_pending = True
-            transport.pause_reading()  # type: ignore[attr-defined]
-            self.loop.create_task(self._start_tls(transport, self.tls))  # type: ignore[arg-type]
 
     @property
     def first_deadline(self) -> float:
@@ -179,7 +212,6 @@ class AcceptedConnection(asyncio.Protocol):
 
     async def _start_tls(self, transport: asyncio.Transport, context: ssl.SSLContext) -> None:
         secure: asyncio.Transport | None = None
-        self._handshaking = True
         try:
             secure = await self._handshake(transport, context)
         except (OSError, TimeoutError, EOFError, RuntimeError) as err:  # ssl.SSLError is an OSError
@@ -189,6 +221,7 @@ class AcceptedConnection(asyncio.Protocol):
                          extra={"error": f"{type(err).__name__}: {err}"[:300], "client": self.peer})
         finally:
             self._handshaking = False
+            self.budget.handshake_over(self)
             if secure is None or self._ended or self._lost:
                 self._end(secure or transport)
         if secure is not None and not self._ended:
@@ -242,12 +275,17 @@ class AcceptedConnection(asyncio.Protocol):
     # hand-over may still arrive here, and is passed on.
 
     def data_received(self, data: bytes) -> None:
-        """Bytes read before the TLS layer was in place (kept for it), or decrypted after the handshake and
-        before the hand-over (kept for the HTTP protocol)."""
+        """The first bytes of a TLS client start the handshake (they are kept for it); later, bytes decrypted
+        after the handshake and before the hand-over are kept for the HTTP protocol."""
         if self.http is not None:
             self.http.data_received(data)
-        elif self.tls is not None and self._secure_pending:
+        elif self._secure_pending:
             self._raw.append(data)
+            if not self._handshaking and not self._ended and self.tls is not None and self.transport is not None:
+                self._handshaking = True
+                self.transport.pause_reading()  # the rest is for the TLS layer, once it is in place
+                self.budget.handshake(self)
+                self.loop.create_task(self._start_tls(self.transport, self.tls))
         else:
             self._early.append(data)
 
@@ -256,6 +294,8 @@ class AcceptedConnection(asyncio.Protocol):
         if self.http is not None:
             return self.http.eof_received()
         self._early_eof = True
+        if self._secure_pending and not self._handshaking:
+            return False  # closed before saying anything: close ours too
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -366,6 +406,7 @@ def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: 
     # be one more layer on every request. TLS is ours (above), never uvicorn's.
     return uvicorn.Server(uvicorn.Config(app, host=endpoint.host, port=endpoint.port, log_config=None,
                                          access_log=False, proxy_headers=False, http=protocol,
+                                         backlog=endpoint.limits.backlog,
                                          timeout_keep_alive=max(1, round(endpoint.keep_alive_seconds)), **config))
 
 
