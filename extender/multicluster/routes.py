@@ -123,10 +123,12 @@ def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]]
     def place(body: bytes) -> tuple[str, Response]:
         """Decode, validate and place: the outcome label and the answer."""
         try:
-            parsed = ScheduleRequest.model_validate(decode_json(body))
-            if parsed.clusters is not None and len(parsed.clusters) > bounds.max_clusters:
-                return "bad_request", _problem(413, f"clusters: {len(parsed.clusters)} clusters exceed the limit "
-                                                    f"of {bounds.max_clusters} per request (--max-placement-clusters)")
+            decoded = decode_json(body)
+            sent = decoded.get("clusters") if isinstance(decoded, dict) else None
+            if isinstance(sent, list) and len(sent) > bounds.max_clusters:  # refused before any more work
+                return "bad_request", _problem(413, f"clusters: {len(sent)} clusters exceed the limit of "
+                                                    f"{bounds.max_clusters} per request (--max-placement-clusters)")
+            parsed = ScheduleRequest.model_validate(decoded)
             binding = parse_binding(parsed.binding, path="binding")
             placement = parse_placement_source(parsed.policy, path="policy") if parsed.policy is not None else None
             if parsed.clusters is not None:
