@@ -110,7 +110,7 @@ def _names(raw: msgspec.Raw) -> list[str] | None:
         return names
     except msgspec.ValidationError:
         pass  # not a list of strings: find the entry to name it
-    names = orjson.loads(memoryview(raw))
+    names = decode_json(memoryview(raw))  # a 400 naming the fault when it is no JSON (a number past a double)
     if names is None:
         return None
     if not isinstance(names, list):

@@ -32,20 +32,31 @@ _CONTAINER_FIELDS = ("resources", "ports", "restartPolicy")
 _SPEC_FIELDS = ("nodeName", "nodeSelector", "tolerations", "overhead", "resources")
 
 
+def _object(value: Any) -> Mapping[str, Any]:
+    """A JSON object, or an empty one for anything else (a request's fields are not trusted to be objects)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _objects(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of a JSON array (other entries and other values count as nothing)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
 def equivalence_key(raw_pod: Mapping[str, Any]) -> str:
     """A digest of what node-local plugins read from a pod; equal for equivalent pods."""
-    spec = raw_pod.get("spec") or {}
-    affinity = spec.get("affinity") or {}
-    status = raw_pod.get("status") or {}
+    spec = _object(raw_pod.get("spec"))
+    affinity = _object(spec.get("affinity"))
+    status = _object(raw_pod.get("status"))
     relevant = {
         "spec": {k: spec.get(k) for k in _SPEC_FIELDS},
         "nodeAffinity": affinity.get("nodeAffinity"),
-        "containers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in spec.get("containers") or []],
-        "initContainers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in spec.get("initContainers") or []],
+        "containers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in _objects(spec.get("containers"))],
+        "initContainers": [{k: c.get(k) for k in _CONTAINER_FIELDS} for c in _objects(spec.get("initContainers"))],
         # Resized pods count with their status resources.
-        "statusResources": [c.get("resources") for c in status.get("containerStatuses") or []],
+        "statusResources": [c.get("resources") for c in _objects(status.get("containerStatuses"))],
     }
-    return hashlib.blake2b(orjson.dumps(relevant, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+    text = orjson.dumps(relevant, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 MISSING: Any = object()  # a value not computed yet for this class and node

@@ -29,7 +29,7 @@ from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
-from extender.engine.sent_nodes import SentNode
+from extender.engine.sent_nodes import SentNode, SentNodeError
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
 
@@ -44,6 +44,10 @@ async def _in_place(fn: Callable[..., T], *args: Any) -> T:
 
 class RequestError(ValueError):
     """A request whose content cannot be used (bad Pod, bad Node); the message names the field."""
+
+
+class MalformedError(RequestError):
+    """Part of a request that is not even valid JSON (found only when that part is read): a bad request."""
 
 
 @dataclass
@@ -206,7 +210,10 @@ class Scheduler:
                     cached.node.resource_version == sent.resource_version):
                 out.append(cached)
                 continue
-            raw = sent.object
+            try:
+                raw = sent.object
+            except SentNodeError as err:
+                raise MalformedError(f"Nodes.items[{i}]: {err}") from None
             if not isinstance(raw, Mapping):
                 raise RequestError(f"Nodes.items[{i}]: expected a Node object")
             try:
