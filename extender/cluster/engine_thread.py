@@ -24,6 +24,7 @@ import logging
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, TypeVar
 
@@ -155,6 +156,11 @@ class EngineThread:
             # Answered once the cache is free again, so that the caller may run its next small step at once.
             if outcome is not None:
                 self._answer(job, *outcome)
+                if not outcome[0]:
+                    # The frames the exception passed through are finished: drop their locals. They hold the
+                    # request's data and the job, whose future holds the exception: a cycle that would keep
+                    # all of it until a full collection, which the thresholds make rare.
+                    traceback.clear_frames(outcome[1].__traceback__)
             del job, outcome
             # The collection that was due during the job runs now, over what reference counting left.
             if gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]:
@@ -266,11 +272,19 @@ class EngineThread:
         job, future = self._submit(fn, args, timed=(quick, QUICK_REQUEST_SECONDS) if quick is not None else None)
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
-        except TimeoutError:
+        except TimeoutError as err:
             job.abandoned = True
+            traceback.clear_frames(err.__traceback__)
             raise Overloaded(f"the engine did not answer within {self.timeout:g} seconds; retry shortly") from None
         except asyncio.CancelledError:
             job.abandoned = True  # nobody waits for it: skip it if it has not started
+            raise
+        except BaseException as err:
+            # The frames the exception came through (asyncio.wait_for's, this one's) hold the future, which
+            # holds the exception: a cycle that would keep the request's data until a full collection, which
+            # the collector's thresholds make rare. Their locals are dropped (this frame's by hand).
+            del job, future
+            traceback.clear_frames(err.__traceback__)
             raise
         finally:
             self._pending -= 1
