@@ -66,9 +66,13 @@ def frameworks_of(config: Config) -> list[Framework]:
             frameworks.append(Framework(profile))
         except (ConfigError, ProfileError, RegistryError) as err:
             raise CLIError(f"configuration: {err}") from err
-        except Exception as err:  # a user plugin's constructor: report it, as for any other bad configuration
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:
+            # A user plugin's constructor, sys.exit() and BaseException included: reported as any other bad
+            # configuration, never a traceback or a silent exit.
             raise CLIError(f"configuration: profile {profile.name!r}: a plugin failed to start: "
-                           f"{type(err).__name__}: {_one_line(err)}") from err
+                           f"{type(err).__name__}: {_one_line(err)}") from None
     return frameworks
 
 

@@ -400,7 +400,8 @@ class Scheduler:
 
 
 def _check_identity(pod: PodRecord, namespace: str, name: str, uid: str) -> None:
-    """A bind names its pod three ways (namespace, name, UID): all must be the pod found, or nothing binds."""
-    if (pod.namespace, pod.name) != (namespace, name) or (uid and pod.uid and pod.uid != uid):
+    """A bind names its pod three ways (namespace, name, UID): all must be the pod found, or nothing binds. A
+    bind without a UID names only a pod that has none (kube-scheduler always sends the pod's UID)."""
+    if (pod.namespace, pod.name) != (namespace, name) or (uid or "") != (pod.uid or ""):
         raise BindError(f"bind names pod {namespace}/{name} with UID {uid or '(none)'}, but the extender knows "
                         f"that pod as {pod.namespace}/{pod.name} with UID {pod.uid or '(none)'}: not bound")
