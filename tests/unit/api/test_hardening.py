@@ -99,6 +99,26 @@ def test_bind_without_uid_for_a_pod_known_only_from_the_cache_is_refused() -> No
         assert client.post("/bind", json={**bind, "PodUID": "uid-waiting"}).json() == {"Error": ""}
 
 
+def test_an_internal_error_answers_500_with_connection_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug behind a FastAPI route (here a placement that fails) answers 500 saying ``Connection: close``,
+    since the server closes that connection: a keep-alive client then opens a new one instead of losing its
+    next request to a reset. A deliberate 503 keeps the connection."""
+    from extender.multicluster import routes as mc_routes
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in placement")
+
+    monkeypatch.setattr(mc_routes, "schedule", broken)
+    app = create_app(Scheduler(cluster(), frameworks()))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.post("/multicluster/schedule", json={"binding": {
+            "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "replicas": 1}},
+            "policy": {}, "clusters": []})
+    assert answer.status_code == 500
+    assert answer.headers.get("connection") == "close"
+    assert "a bug" not in answer.text and "Traceback" not in answer.text
+
+
 # ---- item 10: ambiguous and duplicated input ----------------------------------------------------------------
 
 
