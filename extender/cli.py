@@ -1,5 +1,6 @@
 """The ``extender`` command: ``serve`` the extender; ``explain`` a pod and ``simulate`` a batch of pods against
-a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters.
+a cluster dump or the live cluster (listed once, nothing written); ``place`` replicas across clusters; ``plan``
+capacity and what-if sweeps over simulate.
 
 Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
 EXTENDER_HEALTH_HOST, EXTENDER_HEALTH_PORT, EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins
@@ -163,12 +164,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _check_bindable(health_host, health_port, "health port")
         described.update(health_host=health_host, health_port=health_port)
     _check_bindable(host, port, "port")
+    described["ui"] = page_url(host, port, tls=bool(tls))
     logging.getLogger("extender").info("serving", extra={"host": host, "port": port, **described})
     # The engine thread computes while the event loop answers probes: a waiting thread gets the interpreter
     # after at most this long (Python's default is 5 ms, which a probe may pay several times).
     sys.setswitchinterval(ENGINE_SWITCH_INTERVAL_SECONDS)
     _run_servers(app, args, host, port, tls, health_host, health_port)
     return 0
+
+
+def page_url(host: str, port: int, *, tls: bool) -> str:
+    """The web view's address for the log: a wildcard listener is opened on loopback, IPv6 in brackets."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"{'https' if tls else 'http'}://{shown}:{port}/ui/"
 
 
 def _check_bindable(host: str, port: int, what: str) -> None:
@@ -399,7 +409,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if live is not None:
         # Read after the pods file is known to be good: a snapshot taken now, placed into, and never written back.
         _read_live(live, scheduler.cache)
-    simulator = Simulator(framework, scheduler.cache, host_selection=args.host_selection, seed=args.seed)
+    try:
+        simulator = Simulator(framework, scheduler.cache, host_selection=args.host_selection, seed=args.seed,
+                              percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+    except ValueError as err:
+        raise CLIError(str(err)) from err
     show_progress = args.progress or (sys.stderr.isatty() and len(pods) >= 50)
     result = simulator.run(pods, _progress_bar if show_progress else None)
     if show_progress:
@@ -516,6 +530,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_place_command(sub)
 
+    from extender.plan.cli import add_plan_command
+
+    add_plan_command(sub)
+
     sim = sub.add_parser("simulate", help="schedule a list of pods onto a cluster dump or the live cluster, one by one")
     sim.add_argument("--pods", required=True, help="pods to schedule, in order (YAML/JSON file or directory)")
     sim.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
@@ -525,6 +543,9 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, help="seed for breaking ties among top-scoring nodes")
     sim.add_argument("--host-selection", choices=("random", "round-robin"),
                      help="how ties are broken (default: random; round-robin for 0-10 era profiles, as v1.12)")
+    sim.add_argument("--percentage-of-nodes-to-score", type=int, metavar="PERCENT",
+                     help="stop the search for feasible nodes as kube-scheduler does (0: adaptive; default: "
+                          "filter and score every node)")
     sim.add_argument("--progress", action="store_true", help="show a progress bar (default: on a terminal)")
     sim.add_argument("-o", "--output", choices=("table", "json"), default="table")
     sim.set_defaults(func=cmd_simulate)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extender.cluster.dump import DumpError, load_yaml_documents
+from extender.cluster.dump import DumpError, load_yaml_file
 from extender.engine.profile import Profile, ProfileError, build_profile
 from extender.engine.registry import RegistryError, import_plugin_module
 
@@ -96,13 +96,7 @@ def load_config(path: str | Path | None) -> Config:
         return parse_config({}, "defaults")
     file = Path(path)
     try:
-        text = file.read_text()
-    except OSError as err:
-        raise ConfigError(f"{file}: {err.strerror or err}") from err
-    try:
-        docs = load_yaml_documents(text, str(file))
+        doc = load_yaml_file(file)
     except DumpError as err:
         raise ConfigError(str(err)) from err
-    if len(docs) > 1:
-        raise ConfigError(f"{file}: expected one YAML document, found {len(docs)}")
-    return parse_config(docs[0] if docs else None, str(file), file.parent)
+    return parse_config(doc, str(file), file.parent)

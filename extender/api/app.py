@@ -14,7 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extender import __version__
-from extender.api.explain_routes import build_explain_router
+from extender.api.explain_routes import ExplainWorker, build_explain_router
 from extender.api.http import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_READ_TIMEOUT_SECONDS,
@@ -27,6 +27,7 @@ from extender.cluster.engine_thread import DEFAULT_STALL_TIMEOUT_SECONDS, Engine
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
 from extender.multicluster.routes import PlacementLimits, build_multicluster_router
+from extender.ui import build_ui_router
 
 # () -> (ready, details): details say which source lags when not ready.
 ReadinessCheck = Callable[[], tuple[bool, dict[str, Any]]]
@@ -159,8 +160,9 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
 
     verbs = build_router(scheduler, metrics, max_body_bytes, read_timeout, engine=engine, limits=limits)
     app.include_router(verbs)
+    explainer = ExplainWorker(scheduler, engine, readiness)  # one explanation or what-if at a time
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
-                                            readiness=readiness, engine=engine), tags=["tools"])
+                                            worker=explainer), tags=["tools"])
     app.fast_verbs = FastVerbs(verbs.verbs)
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
@@ -168,6 +170,9 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
                                                  latency=metrics.multicluster_latency, runner=placer,
                                                  limits=placement_limits),
                        tags=["multicluster"])
+    app.include_router(build_ui_router(explainer, lambda: clusters, max_body_bytes=max_body_bytes,
+                                       read_timeout=read_timeout, placer=placer,
+                                       placement_limits=placement_limits), tags=["web view"])
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, with the request models' nested definitions moved into components.

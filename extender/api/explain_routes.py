@@ -106,34 +106,80 @@ def decode_explain_args(body: Any) -> ExplainArgs:
     return args
 
 
-def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
-                         read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, readiness: Readiness | None = None,
-                         engine: EngineRunner | None = None) -> APIRouter:
-    """The explain routes over the scheduler's cache and profiles.
+def problem(status: int, message: str, **headers: str) -> Response:
+    """An error answer: ``{"Error": message}`` with the status (and headers, e.g. Retry-After)."""
+    return JSONResponse({"Error": message}, status_code=status, headers=headers or None)
+
+
+def overloaded(err: Exception) -> Response:
+    """503 with Retry-After for an exception that carries ``retry_after`` (a saturated runner, Busy); any
+    other exception is raised again."""
+    retry_after = getattr(err, "retry_after", None)
+    if retry_after is None:
+        raise err
+    return problem(503, str(err), **{"Retry-After": str(retry_after)})
+
+
+class Busy(RuntimeError):
+    """Another whole-cluster computation is running; the request is answered 503 with Retry-After."""
+
+    retry_after = 1
+
+
+class ExplainWorker:
+    """Where explanations (and the web view's what-ifs) run: off the event loop and off the engine.
 
     An explanation runs every plugin on every node (about a second per thousand nodes), so only the cache
-    reads run on ``engine`` (the pod's lookup and a frozen copy of the snapshot, both quick); the plugins
-    then run in a worker thread, on profiles instantiated for that request (plugins keep per-instance
-    indexes the verbs use), one explanation at a time: another one meanwhile is answered 503.
+    reads run on ``runner`` (a pod's lookup and a frozen copy of the snapshot, both quick); the plugins then
+    run in a worker thread, on profiles instantiated for that request (plugins keep per-instance indexes the
+    verbs use), one computation at a time: another one meanwhile raises :class:`Busy`.
     """
-    router = APIRouter()
-    runner: EngineRunner = engine or InlineRunner()
-    one_at_a_time = asyncio.Lock()
 
-    def problem(status: int, message: str, **headers: str) -> Response:
-        return JSONResponse({"Error": message}, status_code=status, headers=headers or None)
+    def __init__(self, scheduler: Scheduler, runner: EngineRunner | None = None,
+                 readiness: Readiness | None = None) -> None:
+        self.scheduler = scheduler
+        self.runner: EngineRunner = runner or InlineRunner()
+        self.readiness = readiness
+        self._one_at_a_time = asyncio.Lock()
 
-    def unknown_profile(profile: str | None) -> Response | None:
-        if profile is None or profile in scheduler.frameworks:
-            return None
-        return problem(404, f"no profile named {profile!r}; profiles: {sorted(scheduler.frameworks)}")
-
-    def not_ready() -> Response | None:
-        ready, details = readiness() if readiness is not None else (True, {})
+    def refused(self, profile: str | None = None) -> Response | None:
+        """404 for a profile there is none of, 503 while the cache is not synced (an answer would miss
+        objects); None when the computation may go ahead."""
+        if profile is not None and profile not in self.scheduler.frameworks:
+            return problem(404, f"no profile named {profile!r}; profiles: {sorted(self.scheduler.frameworks)}")
+        ready, details = self.readiness() if self.readiness is not None else (True, {})
         if ready:
             return None
         return problem(503, f"the cache is not synced yet (kinds not listed: {details.get('unsynced')}); "
                             "an explanation now would miss objects", **{"Retry-After": "1"})
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a quick cache read where the cache may be read."""
+        return await self.runner.request(fn, *args)
+
+    async def compute(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a whole-cluster computation in a worker thread; Busy if one is running already."""
+        if self._one_at_a_time.locked():
+            raise Busy("another explanation is being computed; retry shortly")
+        async with self._one_at_a_time:
+            return await asyncio.to_thread(fn, *args)
+
+    def frameworks(self) -> dict[str, Framework]:
+        """Every profile, instantiated for one computation."""
+        return {name: Framework(fw.profile) for name, fw in self.scheduler.frameworks.items()}
+
+    def snapshot_now(self) -> Snapshot:
+        """A frozen copy of the cache's snapshot (call through :meth:`read`)."""
+        return frozen(self.scheduler.cache.snapshot())
+
+
+def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
+                         read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, readiness: Readiness | None = None,
+                         engine: EngineRunner | None = None, worker: ExplainWorker | None = None) -> APIRouter:
+    """The explain routes over the scheduler's cache and profiles, computed by ``worker`` (see ExplainWorker;
+    one over ``engine`` by default): another explanation meanwhile is answered 503."""
+    router = APIRouter()
+    worker = worker or ExplainWorker(scheduler, engine, readiness)
 
     def answer(result: Mapping[str, Any], format: str) -> Response:
         status = 400 if result.get("error") else 200
@@ -141,31 +187,13 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
             return PlainTextResponse(render_table(result), status_code=status)
         return JSONResponse(result, status_code=status)
 
-    def private_frameworks() -> dict[str, Framework]:
-        return {name: Framework(fw.profile) for name, fw in scheduler.frameworks.items()}
-
-    async def off_the_engine(work: Callable[..., dict[str, Any]], *args: Any) -> Response | dict[str, Any]:
-        if one_at_a_time.locked():
-            return problem(503, "another explanation is being computed; retry shortly", **{"Retry-After": "1"})
-        async with one_at_a_time:
-            return await asyncio.to_thread(work, *args)
-
-    def overloaded(err: Exception) -> Response:
-        retry_after = getattr(err, "retry_after", None)
-        if retry_after is None:
-            raise err
-        return problem(503, str(err), **{"Retry-After": str(retry_after)})
-
-    def snapshot_now() -> Snapshot:
-        return frozen(scheduler.cache.snapshot())
-
     def found_now(namespace: str, name: str) -> tuple[Mapping[str, Any], bool, Snapshot]:
         raw, assumed = find_cached(scheduler.cache, namespace, name)
         return raw, assumed, frozen(scheduler.cache.snapshot())
 
     def explain_posted_work(args: ExplainArgs, profile: str | None, snapshot: Snapshot) -> dict[str, Any]:
         assert args.pod is not None
-        framework, note = choose_framework(private_frameworks(), scheduler.default_profile, args.pod, profile)
+        framework, note = choose_framework(worker.frameworks(), scheduler.default_profile, args.pod, profile)
         names = args.NodeNames if args.NodeNames is not None else (
             args.nodes if isinstance(args.nodes, list) else None)
         nodes = (scheduler.resolve_nodes(snapshot, [SentNode.of_object(item) for item in args.nodes.items or []])
@@ -176,7 +204,7 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         return result
 
     async def explain_posted(request: Request, profile: str | None = None, format: str = "json") -> Response:
-        refused = unknown_profile(profile) or not_ready()
+        refused = worker.refused(profile)
         if refused is not None:
             return refused
         try:
@@ -186,27 +214,27 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         except _BadRequest as err:
             return problem(400, str(err))
         try:
-            snapshot = await runner.request(snapshot_now)
-            done = await off_the_engine(explain_posted_work, args, profile, snapshot)
+            snapshot = await worker.read(worker.snapshot_now)
+            done = await worker.compute(explain_posted_work, args, profile, snapshot)
         except RequestError as err:
             return problem(400, str(err))
         except Exception as err:
             return overloaded(err)
-        return done if isinstance(done, Response) else answer(done, format)
+        return answer(done, format)
 
     async def explain_named(namespace: str, name: str, profile: str | None = None, format: str = "json") -> Response:
-        refused = unknown_profile(profile) or not_ready()
+        refused = worker.refused(profile)
         if refused is not None:
             return refused
         try:
-            raw, assumed, snapshot = await runner.request(found_now, namespace, name)
-            done = await off_the_engine(lambda: explain_found(private_frameworks(), scheduler.default_profile,
+            raw, assumed, snapshot = await worker.read(found_now, namespace, name)
+            done = await worker.compute(lambda: explain_found(worker.frameworks(), scheduler.default_profile,
                                                               snapshot, raw, assumed, profile))
         except PodNotFound as err:
             return problem(404, str(err))
         except Exception as err:
             return overloaded(err)
-        return done if isinstance(done, Response) else answer(done, format)
+        return answer(done, format)
 
     body_doc = {"requestBody": {"required": True, "content": {"application/json": {
         "schema": ExplainArgs.model_json_schema(ref_template="#/components/schemas/{model}")}}}}

@@ -81,6 +81,34 @@ class ClusterCache:
         self.dra = DRAObjects()  # ResourceSlices, ResourceClaims, DeviceClasses (records), assumed claims
         self._snapshot = Snapshot()
 
+    @classmethod
+    def of_snapshot(cls, snapshot: Snapshot) -> ClusterCache:
+        """A cache of its own holding a snapshot's nodes (copies, with their pods), objects and DRA state, for
+        placing pods on a what-if copy of the cluster: nothing done to it reaches the snapshot's cache.
+        Assumed pods never expire in it (nothing confirms them)."""
+        cache = cls(assumed_ttl_seconds=0)
+        for info in snapshot.node_list:
+            cache._nodes[info.name] = info.clone()
+            cache._dirty.add(info.name)
+        cache._objects = {kind: dict(objects) for kind, objects in snapshot.objects.items()}
+        cache.dra = DRAObjects.of_view(snapshot.dra)
+        return cache
+
+    def copy(self) -> ClusterCache:
+        """An independent cache holding what this one holds, for what-if work (plan variants start from one
+        base). Records are shared (they are immutable); NodeInfos, the pod and object maps and the DRA state
+        are copied, and the copy builds its own snapshot: neither cache sees the other's later changes."""
+        other = ClusterCache(self.assumed_ttl_seconds)
+        other._nodes = {name: info.clone() for name, info in self._nodes.items()}
+        other._pods = {key: _PodState(state.pod, state.assumed, state.binding_finished, state.deadline)
+                       for key, state in self._pods.items()}
+        other._assumed = set(self._assumed)
+        other._pending = dict(self._pending)
+        other._objects = {kind: dict(objects) for kind, objects in self._objects.items()}
+        other._dirty = set(other._nodes)
+        other.dra = self.dra.copy()
+        return other
+
     # ---- nodes ---------------------------------------------------------------------------------
     def upsert_node(self, raw: Mapping[str, Any]) -> NodeRecord:
         """Add or replace a node (its pods stay)."""
@@ -158,6 +186,10 @@ class ClusterCache:
         if state is not None:
             return state.pod
         return self._pending.get(key)
+
+    def pending_pods(self) -> list[PodRecord]:
+        """The pods waiting for a node (neither bound nor assumed), in the order they arrived."""
+        return list(self._pending.values())
 
     def find_pod(self, namespace: str, name: str, uid: str = "") -> PodRecord | None:
         """Look a pod up by UID first, then by namespace/name."""

@@ -115,7 +115,28 @@ class DRAObjects:
         self._assumed: dict[str, _Assumed] = {}
         self._view: DRAView | None = EMPTY_VIEW
 
+    @classmethod
+    def of_view(cls, view: DRAView) -> DRAObjects:
+        """Objects holding what a view shows (assumed allocations as plain claims): a private copy of the
+        DRA state for a what-if whose placements must not reach the cache the view came from."""
+        objects = cls()
+        objects._slices = {str(i): record for i, record in enumerate(view.slices)}
+        objects._claims = dict(view.claims)
+        objects._classes = {name: (view.raw_classes[name], record) for name, record in view.classes.items()}
+        objects._view = None
+        return objects
+
     # ---- source events -------------------------------------------------------------------------
+    def copy(self) -> DRAObjects:
+        """An independent copy (records shared: they are immutable)."""
+        other = DRAObjects()
+        other._slices = dict(self._slices)
+        other._claims = dict(self._claims)
+        other._classes = dict(self._classes)
+        other._assumed = dict(self._assumed)
+        other._view = self._view
+        return other
+
     def upsert(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Add or replace an object; a malformed one raises DRAObjectError (a ValueError) and changes nothing."""
         key = object_key(raw, kind)

@@ -40,14 +40,25 @@ class DumpError(ValueError):
 MAX_ALIAS_EXPANSION = 1_000_000
 
 
+class _RecursiveYAML(ValueError):
+    """A node reached again through an alias inside itself: its expansion would never end."""
+
+
 def _expanded_size(root: yaml.Node) -> tuple[int, int]:
-    """(distinct nodes, nodes counting every alias as a full copy) of a composed YAML document."""
+    """(distinct nodes, nodes counting every alias as a full copy) of a composed YAML document.
+
+    Depth first: everything pushed after a node's "children done" marker is its descendant, so meeting a
+    node again while it is still open is a cycle (``&a [*a]``), refused rather than followed forever.
+    """
     sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
         if id(node) in sizes:
             continue
+        if not children_done and id(node) in open_nodes:
+            raise _RecursiveYAML
         if isinstance(node, yaml.MappingNode):
             children = [part for pair in node.value for part in pair]
         elif isinstance(node, yaml.SequenceNode):
@@ -56,10 +67,12 @@ def _expanded_size(root: yaml.Node) -> tuple[int, int]:
             sizes[id(node)] = 1
             continue
         if children_done:
+            open_nodes.discard(id(node))
             sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
             if sizes[id(node)] > MAX_ALIAS_EXPANSION + len(sizes):
                 break  # already too large: no need to finish counting
         else:
+            open_nodes.add(id(node))
             stack.append((node, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
     return len(sizes), sizes.get(id(root), MAX_ALIAS_EXPANSION + len(sizes) + 1)
@@ -77,11 +90,27 @@ def load_yaml_documents(data: bytes | str, source: str) -> list[Any]:
                 raise DumpError(f"{source}: YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} extra nodes: "
                                 "refused (write the objects out, as kubectl does)")
             docs.append(loader.construct_document(node))
+    except _RecursiveYAML:
+        raise DumpError(f"{source}: a YAML alias refers to a node that contains it (a recursive document): "
+                        "refused") from None
     except yaml.YAMLError as err:
         raise DumpError(f"{source}: invalid YAML: {err}") from err
     finally:
         loader.dispose()
     return docs
+
+
+def load_yaml_file(path: Path) -> Any:
+    """The one YAML (or JSON) document of a file, None for an empty file; DumpError naming the file when it
+    cannot be read, is not YAML or holds several documents."""
+    try:
+        text = path.read_bytes()
+    except OSError as err:
+        raise DumpError(f"{path}: {err.strerror or err}") from err
+    docs = load_yaml_documents(text, str(path))
+    if len(docs) > 1:
+        raise DumpError(f"{path}: expected one YAML document, found {len(docs)}")
+    return docs[0] if docs else None
 
 
 @dataclass
@@ -175,6 +204,11 @@ def read_documents(path: Path) -> Iterator[dict[str, Any]]:
         docs = load_yaml_documents(data, str(path))
     for doc in docs:
         yield from _flatten(doc, str(path))
+
+
+def read_text_objects(text: str | bytes, source: str) -> list[dict[str, Any]]:
+    """Every object of a YAML or JSON text (one or more documents, Lists flattened), as a file's are read."""
+    return [obj for doc in load_yaml_documents(text, source) for obj in _flatten(doc, source)]
 
 
 def _files(path: Path) -> list[Path]:

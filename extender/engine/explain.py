@@ -217,10 +217,10 @@ def explain_cached(frameworks: Mapping[str, Framework], default: str, cache: Clu
 
 
 def frozen(snapshot: Snapshot) -> Snapshot:
-    """The same nodes and objects in a snapshot of its own, which later refreshes of the cache's snapshot
-    leave as it is (they replace entries of the shared one in place): for explaining off the cache's thread.
-    The NodeInfos are shared: the cache never changes one once it is in a snapshot."""
-    return Snapshot.from_node_infos(snapshot.node_list, snapshot.objects)
+    """The same nodes, objects and DRA view in a snapshot of its own, which later refreshes of the cache's
+    snapshot leave as it is (they replace entries of the shared one in place): for explaining off the cache's
+    thread. The NodeInfos are shared: the cache never changes one once it is in a snapshot."""
+    return Snapshot.from_node_infos(snapshot.node_list, snapshot.objects, snapshot.dra)
 
 
 def explain_objects(objects: Iterable[Mapping[str, Any]], pod: Mapping[str, Any],

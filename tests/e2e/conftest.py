@@ -43,6 +43,7 @@ from controlplane import (
     unavailable,
     write_dump,
 )
+from live_helpers import LiveServices
 
 # --------------------------------------------------------------------------- failure reports
 
@@ -104,6 +105,15 @@ def kube(control_plane: ControlPlane) -> Iterator[KubeClient]:
 
 
 # --------------------------------------------------------------------------- per test
+
+
+@pytest.fixture
+def live_services(tmp_path: Path) -> Iterator[LiveServices]:
+    """Factory of our service on a kubeconfig (``extender serve --kubeconfig``); every instance is stopped
+    after the test."""
+    services = LiveServices(tmp_path)
+    yield services
+    services.stop_all()
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ placement is read from spec.nodeName.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from controlplane import ControlPlane, ExtenderConfig, KubeClient, StartScheduler, TestCluster
@@ -21,13 +19,6 @@ pytestmark = pytest.mark.e2e
 NODES = 8
 PODS = 200
 
-
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    """Factory of our service on a kubeconfig; every instance is stopped after the test."""
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
 
 
 def test_bind_verb_on_the_live_cache(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
@@ -42,12 +41,6 @@ WAVES = 3
 PODS_PER_WAVE = 100
 KILL_AFTER_BOUND = 25  # of a wave: the kill lands while the rest of the wave is being scheduled
 
-
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
 
 
 def sigkill(svc: LiveService) -> None:

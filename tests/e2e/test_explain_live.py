@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ pytestmark = pytest.mark.e2e
 
 TAINT = {"key": "dedicated", "value": "infra", "effect": "NoSchedule"}
 
-
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
 
 
 def extender(*args: str, kubeconfig: Path | None = None) -> subprocess.CompletedProcess[str]:

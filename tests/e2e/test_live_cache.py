@@ -55,13 +55,6 @@ def read_rules(kinds: list[str]) -> list[dict[str, list[str]]]:
     return rules
 
 
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    """Factory of our service on a kubeconfig; every instance is stopped after the test."""
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
-
 
 @pytest.fixture
 def janitor() -> Iterator[Janitor]:

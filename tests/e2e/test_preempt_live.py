@@ -9,9 +9,6 @@ pod (a required label), so the preemptor can only land on node-a: our answer dec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from controlplane import ControlPlane, ExtenderConfig, KubeClient, StartScheduler, TestCluster
 from live_helpers import LiveServices, poll, wait_converged
@@ -23,13 +20,6 @@ GOLD_ONLY = {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig":
     "name": "NodeAffinity", "args": {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchExpressions": [{"key": "tier", "operator": "In", "values": ["gold"]}]}]}}}}]}]}
 
-
-@pytest.fixture
-def live_services(tmp_path: Path) -> Iterator[LiveServices]:
-    """Factory of our service on a kubeconfig; every instance is stopped after the test."""
-    services = LiveServices(tmp_path)
-    yield services
-    services.stop_all()
 
 
 def test_preemption_through_our_preempt_verb(

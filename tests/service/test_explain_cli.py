@@ -133,6 +133,10 @@ def test_the_served_explain_answers_plugin_failures_on_a_kept_connection() -> No
             pending = client.get("/explain/shop/web-pending").json()
             assert pending["pod"] == "shop/web-pending" and pending["outcome"]["status"] == "Schedulable"
             assert client.get("/profiles/legacy/explain/shop/web-pending").json()["profile"] == "legacy"
+            # The service explains on a frozen copy of its snapshot: the copy keeps the DRA objects.
+            dra_pod = yaml.safe_load((ROOT / "examples" / "pods" / "dra" / "first-available.yaml").read_text())
+            dra = client.post("/explain", json={"pod": dra_pod}).json()["outcome"]
+            assert dra["status"] == "Schedulable" and dra["best"][0]["node"] == "zone-b-06", dra
             legacy = client.post("/profiles/legacy/filter", json={"Pod": BAD_WEIGHT_POD, "NodeNames": ["zone-a-10"]})
             assert legacy.json()["FailedNodes"] == {"zone-a-10": "node(s) had taints that the pod didn't tolerate"}
     finally:

@@ -165,3 +165,11 @@ def test_a_yaml_alias_bomb_is_refused_with_one_line(tmp_path: Path) -> None:
     assert_one_line_exit_2(result, "YAML aliases expand to more than")
     result = run_extender("serve", "--port", str(free_port()), "--cluster", str(bomb))
     assert_one_line_exit_2(result, "YAML aliases expand to more than")
+
+
+def test_a_recursive_yaml_alias_is_refused_with_one_line(tmp_path: Path) -> None:
+    """``&a [*a]`` expands forever: refused at once, never followed (the reader used to loop, growing memory)."""
+    loop = tmp_path / "loop.yaml"
+    loop.write_text("kind: Pod\nmetadata: {name: loop}\nspec: &s {containers: [*s]}\n")
+    result = run_extender("serve", "--port", str(free_port()), "--cluster", str(loop))
+    assert_one_line_exit_2(result, "a YAML alias refers to a node that contains it")

@@ -262,3 +262,27 @@ def test_snapshot_lists_after_random_changes_equal_a_full_rebuild() -> None:
             assert list(every.nodes) == snap.node_list
             assert every.rows.tolist() == NodeBatch.of(snap.node_list, snap.columns).rows.tolist()
             assert every.column("generation").tolist() == [n.generation for n in snap.node_list]
+
+
+def test_a_copy_is_independent_of_its_original() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    for name in ("n1", "n2", "n3"):
+        cache.upsert_node(make_node(name))
+    cache.upsert_pod(make_pod("a", node="n1", requests=[{"cpu": "1"}]))
+    cache.upsert_pod(make_pod("waiting"))
+    cache.upsert_object("Service", {"kind": "Service", "metadata": {"name": "s", "namespace": "default"}})
+    before = cache.snapshot()
+    copy = cache.copy()
+    assert [n.name for n in copy.snapshot().node_list] == ["n1", "n2", "n3"]
+    assert copy.snapshot().get("n1").requested.milli_cpu == 1000  # type: ignore[union-attr]
+    copy.assume_pod(PodRecord(make_pod("b", requests=[{"cpu": "2"}])), "n2")
+    copy.remove_node("n3")
+    copy.upsert_node(make_node("n4"))
+    copy.remove_object("Service", {"kind": "Service", "metadata": {"name": "s", "namespace": "default"}})
+    after = cache.snapshot()
+    assert after is before and [n.name for n in after.node_list] == ["n1", "n2", "n3"]
+    assert after.get("n2").requested.milli_cpu == 0  # type: ignore[union-attr]
+    assert set(after.kind("Service")) == {"default/s"}
+    assert cache.counts()["assumed_pods"] == 0 and cache.counts()["pending_pods"] == 1
+    assert [n.name for n in copy.snapshot().node_list] == ["n1", "n2", "n4"]
+    assert copy.counts()["assumed_pods"] == 1 and copy.counts()["pending_pods"] == 1

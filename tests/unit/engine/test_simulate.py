@@ -12,7 +12,13 @@ from builders import make_node, make_pod
 from extender.cluster.cache import ClusterCache
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
-from extender.engine.simulate import ROUND_ROBIN, Simulator, fit_error_message
+from extender.engine.simulate import (
+    ROUND_ROBIN,
+    Simulator,
+    fit_error_message,
+    node_tree_order,
+    num_feasible_nodes_to_find,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -92,3 +98,70 @@ def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() ->
     [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
     assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+
+
+def test_num_feasible_nodes_to_find_is_upstreams() -> None:
+    # (percentage, nodes) -> nodes searched for, as schedule_one.go's numFeasibleNodesToFind.
+    table = {(0, 99): 99, (0, 100): 100, (0, 500): 230, (0, 5000): 500, (0, 10000): 500, (30, 1000): 300,
+             (10, 500): 100, (100, 150): 150, (1, 20000): 200}
+    assert {key: num_feasible_nodes_to_find(*key) for key in table} == table
+
+
+def test_node_tree_order_takes_one_node_of_each_zone_in_turn() -> None:
+    zone = {"topology.kubernetes.io/region": "r", "topology.kubernetes.io/zone": ""}
+    nodes = [make_node("a0", labels={**zone, "topology.kubernetes.io/zone": "a"}),
+             make_node("a1", labels={**zone, "topology.kubernetes.io/zone": "a"}),
+             make_node("a2", labels={**zone, "topology.kubernetes.io/zone": "a"}),
+             make_node("b0", labels={**zone, "topology.kubernetes.io/zone": "b",
+                                     "failure-domain.beta.kubernetes.io/zone": "a"}),  # the beta label wins
+             make_node("c0", labels={**zone, "topology.kubernetes.io/zone": "c"}),
+             make_node("n0")]
+    cache = cache_of(*nodes)
+    assert [n.name for n in node_tree_order(cache.snapshot().node_list)] == ["a0", "c0", "n0", "a1", "a2", "b0"]
+
+
+def _two_zones(count: int, **kwargs: object) -> list[dict[str, object]]:
+    return [make_node(f"{zone}{i:03d}", labels={"topology.kubernetes.io/zone": zone}, **kwargs)  # type: ignore[arg-type]
+            for zone in "ab" for i in range(count)]
+
+
+def test_percentage_of_nodes_to_score_searches_from_where_the_last_pod_stopped() -> None:
+    # Nothing to score: upstream searches for one feasible node, so each pod takes the next node in
+    # node-tree order (a000, b000, a001, ...) and the start index moves one node per pod.
+    cache = cache_of(*_two_zones(60))
+    profile = build_profile({"plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
+                                         "filter": {"enabled": [{"name": "NodeUnschedulable"}]}}})
+    sim = Simulator(Framework(profile), cache, seed=1, percentage_of_nodes_to_score=50)
+    names = [p.node for p in sim.run([make_pod(f"p{i}") for i in range(4)]).placements]
+    assert names == ["a000", "b000", "a001", "b001"]
+    assert sim.next_start_node_index == 4
+
+
+def test_percentage_of_nodes_to_score_counts_the_failed_nodes_it_examined() -> None:
+    nodes = _two_zones(60)
+    for node in nodes[1:3] + nodes[61:63]:  # a001, a002, b001, b002 cordoned
+        node["spec"] = {"unschedulable": True}
+    cache = cache_of(*nodes)
+    profile = build_profile({"plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
+                                         "filter": {"enabled": [{"name": "NodeUnschedulable"}]}}})
+    sim = Simulator(Framework(profile), cache, seed=1, percentage_of_nodes_to_score=50)
+    # Tree order a000 b000 a001 b001 a002 b002 a003 ...: the second pod starts at b000 and stops at the next
+    # feasible node after it (a003): the four cordoned nodes in between were examined and are skipped.
+    names = [p.node for p in sim.run([make_pod(f"p{i}") for i in range(3)]).placements]
+    assert names == ["a000", "b000", "a003"]
+    assert sim.next_start_node_index == 7
+
+
+def test_percentage_of_nodes_to_score_scores_only_the_nodes_found() -> None:
+    # 240 nodes at 50%: the first 120 feasible nodes from the start index are scored; the emptiest node
+    # of the cluster (b119, last in tree order) is never among them for the first pod.
+    nodes = _two_zones(120)
+    cache = cache_of(*nodes)
+    for node in nodes[:-1]:
+        name = str(node["metadata"]["name"])  # type: ignore[index]
+        cache.upsert_pod(make_pod(f"on-{name}", node=name, requests=[{"cpu": "1"}]))
+    pod = make_pod("p", requests=[{"cpu": "1"}])
+    every = Simulator(Framework(build_profile(None)), cache.copy(), seed=1).run([pod])
+    half = Simulator(Framework(build_profile(None)), cache.copy(), seed=1, percentage_of_nodes_to_score=50).run([pod])
+    assert every.placements[0].node == "b119"
+    assert half.placements[0].node != "b119" and half.placements[0].feasible == 120

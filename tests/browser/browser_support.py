@@ -1,0 +1,138 @@
+"""Helpers of the browser tests: where Chromium is, how it is launched, the real ``extender serve`` process,
+and reading the page's virtualized table."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+ON_CI = os.environ.get("CI", "").lower() == "true"
+# Debian's chromium-headless-shell installs the binary here (/usr/bin/chromium-headless-shell is a script
+# that runs it); the full chromium package is the fallback.
+CANDIDATES = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-headless-shell",
+              "/usr/lib/chromium/chromium", "/usr/bin/chromium")
+
+
+def chromium_binary() -> Path | None:
+    """The Chromium to drive: EXTENDER_CHROMIUM, else Debian's headless shell, else Debian's chromium."""
+    named = os.environ.get("EXTENDER_CHROMIUM")
+    for candidate in ([named] if named else []) + list(CANDIDATES):
+        path = Path(candidate) if os.sep in candidate else Path(shutil.which(candidate) or candidate)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def launch_args() -> list[str]:
+    """Flags that run on a container without a display, a GPU or a network beyond the service.
+    (Playwright gives each launch a fresh profile directory of its own.)"""
+    return ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Service:
+    """``extender serve`` as a user starts it; ``url`` is the page's address as its log prints it."""
+
+    def __init__(self, args: list[str], workdir: Path, *, ready_within: float = 180.0) -> None:
+        self.args = args
+        self.log_path = workdir / "serve.log"
+        self.ready_within = ready_within
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Service:
+        log = self.log_path.open("wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(self.port), *self.args],
+                                     stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + self.ready_within
+        while True:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.__exit__(None, None, None)
+                raise RuntimeError(f"extender serve did not become ready:\n{self.log_path.read_text()[-4000:]}")
+            try:
+                if httpx.get(f"{self.base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        for line in self.log_path.read_text().splitlines():
+            if line.startswith("{") and json.loads(line).get("msg") == "serving":
+                self.url = json.loads(line)["ui"]
+        assert self.url, f"the serving log line names no page:\n{self.log_path.read_text()}"
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def get(self, path: str) -> Any:
+        resp = httpx.get(f"{self.base}{path}", timeout=120)
+        resp.raise_for_status()
+        return resp.json()
+
+
+# Scrolls the table from top to bottom, collecting every row it draws (rows exist only while in view).
+READ_TABLE = """async () => {
+  const body = document.querySelector('.vt-body');
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const rows = {};
+  body.scrollTop = 0;
+  for (let guard = 0; guard < 100000; guard++) {
+    await frame();
+    for (const row of body.querySelectorAll('.vt-row:not([hidden])')) {
+      const cells = {};
+      for (const cell of row.children) {
+        cells[cell.dataset.col] = {text: cell.textContent, code: cell.dataset.code || null, title: cell.title || null};
+      }
+      rows[row.dataset.row] = {index: Number(row.dataset.index), cells};
+    }
+    if (body.scrollTop + body.clientHeight >= body.scrollHeight - 1) break;
+    body.scrollTop += Math.max(50, body.clientHeight - 100);
+  }
+  body.scrollTop = 0;
+  await frame();
+  return rows;
+}"""
+
+
+def read_table(page: Any) -> dict[str, dict[str, Any]]:
+    """Every row of the node table, by node: its position in the current order and its cells by column."""
+    rows: dict[str, dict[str, Any]] = page.evaluate(READ_TABLE)
+    return rows
+
+
+def order(rows: dict[str, dict[str, Any]]) -> list[str]:
+    """The nodes in the table's current order."""
+    return [name for name, _row in sorted(rows.items(), key=lambda kv: kv[1]["index"])]
+
+
+def open_pod(page: Any, service: Service, namespace: str, name: str) -> None:
+    """Open the page as its log names it, then the pod from the list; wait for its explanation to be drawn."""
+    page.goto(service.url)
+    page.click(f".pod-link[data-pod='{namespace}/{name}']")
+    page.wait_for_selector(f"body[data-ready='{namespace}/{name}']", state="attached")
