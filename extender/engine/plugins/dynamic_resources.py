@@ -29,7 +29,6 @@ taints, consumable capacity, binding conditions, the filter timeout).
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +80,7 @@ from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.duration import parse_duration
 from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
+from extender.memo import BoundedMemo
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
@@ -90,6 +90,8 @@ FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 RECENT_CYCLES = 64
+_RECENT_CYCLES_BYTES = 16 * 1024 * 1024
+_NODE_ALLOCATIONS_WEIGHT = 512  # one node's allocation results, about
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
 
@@ -252,8 +254,10 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
             raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
                                "must be at least 1 second")
         self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
-        # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations.
-        self._recent: OrderedDict[bytes, tuple[DRAView, _State]] = OrderedDict()
+        # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations,
+        # bounded in bytes too (a pod's claims are what a request sends).
+        self._recent: BoundedMemo[bytes, tuple[DRAView, _State]] = BoundedMemo(
+            "DRA cycles", max_bytes=_RECENT_CYCLES_BYTES, max_entries=RECENT_CYCLES)
 
     # ---- PreFilter -----------------------------------------------------------------------------
     @staticmethod
@@ -338,17 +342,22 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
     @staticmethod
     def _pod_signature(pod: PodRecord) -> bytes:
         """What of the pod the allocations depend on: its claims and its extended resource requests."""
-        spec = pod.raw.get("spec") or {}
-        status = pod.raw.get("status") or {}
-        return orjson.dumps([pod.cache_key, spec.get("resourceClaims"), status.get("resourceClaimStatuses"),
-                             sorted(pod.requests.scalars.items())], option=orjson.OPT_SORT_KEYS)
+        spec = pod.raw.get("spec")
+        status = pod.raw.get("status")
+        spec = spec if isinstance(spec, Mapping) else {}
+        status = status if isinstance(status, Mapping) else {}  # a request's pod status is not checked
+        parts = [pod.cache_key, spec.get("resourceClaims"), status.get("resourceClaimStatuses"),
+                 sorted(pod.requests.scalars.items())]
+        try:
+            return orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
+        except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits in what the request sent
+            return repr(parts).encode()
 
     def _remember(self, state: CycleState, pod: PodRecord, cycle: _State) -> None:
         """Keep the cycle, so that the prioritize call that follows a filter reuses its allocations."""
-        self._recent[self._pod_signature(pod)] = (state.snapshot.dra, cycle)
-        self._recent.move_to_end(self._pod_signature(pod))
-        while len(self._recent) > RECENT_CYCLES:
-            self._recent.popitem(last=False)
+        signature = self._pod_signature(pod)
+        weight = 2 * len(signature) + _NODE_ALLOCATIONS_WEIGHT * (len(cycle.node_allocations) + 1)
+        self._recent.put(signature, (state.snapshot.dra, cycle), weight)
 
     def _recalled(self, state: CycleState, pod: PodRecord) -> _State | None:
         """The cycle of an earlier call for the same pod over the same DRA objects, if any."""
