@@ -14,6 +14,7 @@ import argparse
 import importlib.resources
 import logging
 import os
+import ssl
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,12 +23,13 @@ from typing import Any
 import orjson
 
 from extender import __version__
-from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS, DEFAULT_MAX_CONNECTIONS
+from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS
+from extender.api.listener import DEFAULT_MAX_CONNECTIONS
 from extender.api.routes import DEFAULT_MAX_REQUEST_NODES
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dump import DumpError, fill_cache, read_documents, read_dump, read_dump_objects
-from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_TIMEOUT_SECONDS
+from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_STALL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS
 from extender.config import Config, ConfigError, load_config
 from extender.engine.explain import explain_found, render_table
 from extender.engine.profile import ProfileError
@@ -37,6 +39,8 @@ from extender.engine.scheduler import Scheduler
 from extender.gc_tuning import settle_after_load
 from extender.kube.gates import GateError, parse_gate_list
 from extender.kube.release import Release, Source, VersionError, choose, parse_setting
+from extender.multicluster.budget import DEFAULT_WORK_STEPS
+from extender.multicluster.routes import DEFAULT_MAX_CLUSTERS as DEFAULT_MAX_PLACEMENT_CLUSTERS
 
 # Package data, so that a plain (non-editable) install and the container image find it too.
 DEMO_CLUSTER = Path(str(importlib.resources.files("extender.data").joinpath("demo-cluster.yaml")))
@@ -97,9 +101,13 @@ def frameworks_of(config: Config, release: Release | None = None) -> list[Framew
             frameworks.append(Framework(profile))
         except (ConfigError, ProfileError, RegistryError) as err:
             raise CLIError(f"configuration: {err}") from err
-        except Exception as err:  # a user plugin's constructor: report it, as for any other bad configuration
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:
+            # A user plugin's constructor, sys.exit() and BaseException included: reported as any other bad
+            # configuration, never a traceback or a silent exit.
             raise CLIError(f"configuration: profile {profile.name!r}: a plugin failed to start: "
-                           f"{type(err).__name__}: {_one_line(err)}") from err
+                           f"{type(err).__name__}: {_one_line(err)}") from None
     return frameworks
 
 
@@ -156,6 +164,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from extender.api.metrics import Metrics
     from extender.api.routes import RequestLimits
     from extender.cluster.engine_thread import EngineThread
+    from extender.multicluster.routes import PlacementLimits
 
     config = read_config(args.config or _env("EXTENDER_CONFIG"), args)
     level = args.log_level or _env("EXTENDER_LOG_LEVEL") or config.log_level or "info"
@@ -168,22 +177,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if health_port is not None and health_port == port:
         raise CLIError(f"health port: {health_port} is also the verbs' port; choose another")
     for value, what in ((args.read_timeout, "read timeout"), (args.head_timeout, "head timeout"),
-                        (args.keep_alive_timeout, "keep-alive timeout"), (args.request_timeout, "request timeout")):
+                        (args.keep_alive_timeout, "keep-alive timeout"), (args.request_timeout, "request timeout"),
+                        (args.stall_timeout, "stall timeout")):
         _positive(value, what)
     for count, what in ((args.max_connections, "max connections"), (args.max_pending, "max pending"),
-                        (args.max_request_nodes, "max request nodes"), (args.max_body_bytes, "max body bytes")):
+                        (args.max_request_nodes, "max request nodes"), (args.max_body_bytes, "max body bytes"),
+                        (args.max_placement_clusters, "max placement clusters"),
+                        (args.placement_work_limit, "placement work limit")):
         _positive(count, what)
     kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
     live = bool(kubeconfig or args.in_cluster or args.live)
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
     if live and cluster:
         raise CLIError("--cluster (a static dump) and a live apiserver source exclude each other")
-    tls = _tls_options(args)
+    tls = _tls_context(args)
     engine = EngineThread(max_pending=args.max_pending, timeout=args.request_timeout)
     limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
                               "member_clusters": _member_clusters(args.member_clusters
                                                                   or _env("EXTENDER_MEMBER_CLUSTERS")),
-                              "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes)}
+                              "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes),
+                              "placement_limits": PlacementLimits(max_clusters=args.max_placement_clusters,
+                                                                  work_steps=args.placement_work_limit),
+                              "stall_timeout": args.stall_timeout}
     if live:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
@@ -194,7 +209,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts(),
                      "kubernetesVersion": scheduler.release.describe()}
-    described["tls"] = "mutual" if tls.get("ssl_ca_certs") else ("server" if tls else "off")
+    described["tls"] = "off" if tls is None else ("mutual" if tls.verify_mode == ssl.CERT_REQUIRED else "server")
     if health_port is not None:
         _check_bindable(health_host, health_port, "health port")
         described.update(health_host=health_host, health_port=health_port)
@@ -233,51 +248,35 @@ def _check_bindable(host: str, port: int, what: str) -> None:
             raise CLIError(f"{what}: cannot listen on {host}:{port}: {err.strerror or err}") from err
 
 
-def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: dict[str, Any],
+def _run_servers(app: Any, args: argparse.Namespace, host: str, port: int, tls: ssl.SSLContext | None,
                  health_host: str, health_port: int | None) -> None:
-    """uvicorn for the verbs and, with a health port, a second plain-HTTP listener for probes and metrics.
-
-    Both share one event loop; the verbs' server handles signals (graceful shutdown, see docs/operations.md)
-    and the health listener keeps answering until it has finished.
-    """
-    import asyncio
-
-    import uvicorn
-
+    """The verbs' listener and, with a health port, the plain-HTTP one for probes and metrics
+    (:mod:`extender.api.listener`: connections counted and timed from accept, TLS under that deadline)."""
     from extender.api.app import create_health_app
-    from extender.api.connections import guarded_http
+    from extender.api.listener import Endpoint, ListenerLimits, serve
 
     rejected = app.state.metrics.rejected_requests
 
     def refused(reason: str) -> None:
         rejected.labels(reason).inc()
 
-    # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
-    # be one more layer on every request.
-    main = uvicorn.Server(uvicorn.Config(
-        app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=args.shutdown_grace,
-        timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
-        http=guarded_http(args.head_timeout, args.max_connections, refused), **tls))
-    if health_port is None:
-        main.run()
-        return
-    health = uvicorn.Server(uvicorn.Config(
-        create_health_app(app), host=health_host, port=health_port, log_config=None, access_log=False,
-        lifespan="off", timeout_keep_alive=args.keep_alive_timeout, proxy_headers=False,
-        http=guarded_http(args.head_timeout, HEALTH_MAX_CONNECTIONS, refused)))
-
-    async def both() -> None:
-        probes = asyncio.create_task(health._serve(), name="health-listener")  # signals belong to the main one
-        try:
-            await main.serve()
-        finally:
-            health.should_exit = True
-            await probes
-
-    asyncio.run(both())
+    verbs = Endpoint(host, port, ListenerLimits(args.max_connections, args.head_timeout),
+                     keep_alive_seconds=args.keep_alive_timeout, head_seconds=args.head_timeout, tls=tls)
+    health = None
+    if health_port is not None:
+        # Probes and scrapes take milliseconds: short deadlines, a lifetime, and a budget of their own.
+        health = Endpoint(health_host, health_port,
+                          ListenerLimits(HEALTH_MAX_CONNECTIONS, min(args.head_timeout, HEALTH_SECONDS),
+                                         lifetime_seconds=HEALTH_LIFETIME_SECONDS),
+                          keep_alive_seconds=min(args.keep_alive_timeout, HEALTH_SECONDS),
+                          head_seconds=min(args.head_timeout, HEALTH_SECONDS))
+    serve(app, verbs, shutdown_grace=args.shutdown_grace, health_app=create_health_app(app) if health else None,
+          health=health, on_refused=refused)
 
 
 HEALTH_MAX_CONNECTIONS = 64
+HEALTH_SECONDS = 2.0  # request head and keep-alive idle time on the health port
+HEALTH_LIFETIME_SECONDS = 10.0  # a health-port connection is closed at this age whatever it does
 ENGINE_SWITCH_INTERVAL_SECONDS = 0.001
 
 
@@ -294,25 +293,29 @@ def _member_clusters(path: str | None) -> list[Any]:
         raise CLIError(f"member clusters: {err}") from err
 
 
-def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
-    """uvicorn's TLS settings: a server certificate, and client certificates required when a CA is given."""
-    import ssl
-
+def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The verbs' TLS context (None: plain HTTP): a server certificate, and client certificates required when
+    a CA is given. Loaded here so that a bad file is one line and exit 2, before anything is served."""
     cert = args.tls_cert_file or _env("EXTENDER_TLS_CERT_FILE")
     key = args.tls_key_file or _env("EXTENDER_TLS_KEY_FILE")
     client_ca = args.client_ca_file or _env("EXTENDER_CLIENT_CA_FILE")
     if not cert and not key and not client_ca:
-        return {}
+        return None
     if not cert or not key:
         raise CLIError("tls: --tls-cert-file and --tls-key-file go together")
     for path in (cert, key, client_ca):
         if path and not Path(path).is_file():
             raise CLIError(f"tls: no such file {path}")
-    # Load them now, as uvicorn will, so that a bad file is one line and exit 2 rather than a traceback
-    # after "serving" was logged.
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+
+    def no_pass_phrase() -> str:
+        # OpenSSL would otherwise prompt on the terminal, and a service has no one to answer.
+        raise CLIError(f"tls: {key} is encrypted (protected by a pass phrase); give an unencrypted private key")
+
     try:
-        context.load_cert_chain(cert, key)
+        context.load_cert_chain(cert, key, password=no_pass_phrase)
+    except CLIError:
+        raise
     except ssl.SSLError as err:
         raise CLIError(f"tls: {cert} and {key} are not a usable certificate and matching private key: "
                        f"{err.reason or err}") from err
@@ -324,10 +327,10 @@ def _tls_options(args: argparse.Namespace) -> dict[str, Any]:
         except (ssl.SSLError, OSError) as err:
             raise CLIError(f"tls: {client_ca} holds no usable CA certificate: "
                            f"{getattr(err, 'reason', None) or err}") from err
-    options: dict[str, Any] = {"ssl_certfile": cert, "ssl_keyfile": key}
-    if client_ca:
-        options.update(ssl_ca_certs=client_ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
-    return options
+        context.verify_mode = ssl.CERT_REQUIRED
+    else:
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, create_app: Any,
@@ -527,16 +530,24 @@ def _progress_bar(done: int, total: int) -> None:
 
 def render_simulation(result: Any) -> str:
     """A readable report: placements, unschedulable pods, utilisation of the nodes that changed."""
-    from extender.engine.explain import release_line
+    from extender.engine.explain import describe_action, release_line
+
+    def attempts(p: Any) -> list[str]:
+        return [f"  {'':<40}    first: {a['message']}; kube-scheduler would then "
+                + "; ".join(describe_action(action) for action in a["postFilter"]) for a in p.attempts]
 
     lines = [f"scheduled {len(result.scheduled)} of {len(result.placements)} pods, "
              f"{release_line(result.kubernetes or None)}"]
     for p in result.scheduled:
-        score = "only feasible node" if p.score is None else f"total score {p.score}"
+        score = ("its nominated node" if p.nominated else "only feasible node" if p.score is None
+                 else f"total score {p.score}")
         lines.append(f"  {p.pod:<40} -> {p.node:<20} ({score}, {p.feasible} feasible)")
+        lines.extend(attempts(p))
     if result.unschedulable:
         lines.append(f"unschedulable: {len(result.unschedulable)}")
-        lines.extend(f"  {p.pod:<40} {p.message}" for p in result.unschedulable)
+        for p in result.unschedulable:
+            lines.append(f"  {p.pod:<40} {p.message}")
+            lines.extend(attempts(p))
     changed = [n for n in result.after if result.after[n] != result.before.get(n)]
     if changed:
         lines.append("utilisation of the nodes that received pods (cpu %, memory %, pods: before -> after)")
@@ -597,6 +608,13 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
                        help="open connections to the verbs' port; new ones past it are closed at once "
                             "(default 512)")
+    serve.add_argument("--stall-timeout", type=float, default=DEFAULT_STALL_TIMEOUT_SECONDS,
+                       help="seconds one engine job may run before /healthz fails, so that the kubelet restarts "
+                            "a wedged service (default 60; /readyz fails past --request-timeout)")
+    serve.add_argument("--max-placement-clusters", type=int, default=DEFAULT_MAX_PLACEMENT_CLUSTERS,
+                       help="most clusters one POST /multicluster/schedule may send; past it 413 (default 5000)")
+    serve.add_argument("--placement-work-limit", type=int, default=DEFAULT_WORK_STEPS,
+                       help="steps of work one multi-cluster placement may take; past it 422 (default 2000000)")
     serve.set_defaults(func=cmd_serve)
 
     exp = sub.add_parser(

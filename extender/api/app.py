@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -22,10 +23,10 @@ from extender.api.http import (
 )
 from extender.api.metrics import Metrics
 from extender.api.routes import FastVerbs, RequestLimits, build_router
-from extender.cluster.engine_thread import EngineThread
+from extender.cluster.engine_thread import DEFAULT_STALL_TIMEOUT_SECONDS, EngineThread
 from extender.engine.scheduler import Scheduler
 from extender.logs import request_id
-from extender.multicluster.routes import build_multicluster_router
+from extender.multicluster.routes import PlacementLimits, build_multicluster_router
 from extender.ui import build_ui_router
 
 # () -> (ready, details): details say which source lags when not ready.
@@ -55,10 +56,13 @@ class CacheCounts:
 
 
 class RequestIdMiddleware:
-    """Tags each request with an id (X-Request-Id if the client sent one) for logs, and echoes it back.
+    """Tags each request with an id (X-Request-Id if the client sent one) for logs, and echoes it back; an
+    internal error's answer says ``Connection: close``.
 
     A plain ASGI middleware: Starlette's function middleware would stream every response through an
-    extra task, which costs a measurable share of a sub-millisecond filter call.
+    extra task, which costs a measurable share of a sub-millisecond filter call. After Starlette's error
+    middleware has answered 500 it re-raises, and uvicorn then closes the connection: the header tells the
+    client not to send its next request on it (a deliberate 503 leaves the connection usable).
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -73,7 +77,10 @@ class RequestIdMiddleware:
 
         async def tagged_send(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode("latin-1"))]
+                extra = [(b"x-request-id", rid.encode("latin-1"))]
+                if message["status"] >= 500 and message["status"] != 503:
+                    extra.append((b"connection", b"close"))
+                message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
         try:
@@ -106,20 +113,28 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
                on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
                on_shutdown: Sequence[Callable[[], Awaitable[None]]] = (),
                member_clusters: Sequence[Any] = (), engine: EngineThread | None = None,
-               limits: RequestLimits | None = None) -> FastAPI:
+               limits: RequestLimits | None = None, placement_limits: PlacementLimits | None = None,
+               stall_timeout: float = DEFAULT_STALL_TIMEOUT_SECONDS) -> FastAPI:
     """Build the service around a scheduler (engine + cache); hooks start and stop a live source.
 
     ``engine`` is the thread that owns the cache (a new one by default); the live source, when there is one,
-    must hand its writes to the same thread."""
+    must hand its writes to the same thread. Multi-cluster placements run on a thread and queue of their own
+    (``placement_limits``), so that they never hold up the verbs. A job running past its thread's request
+    timeout makes the service unready, past ``stall_timeout`` seconds unhealthy (the kubelet restarts it)."""
     engine = engine or EngineThread()
+    # A placement's deadline is the request timeout: past it nobody waits for the answer.
+    placement_limits = dataclasses.replace(placement_limits or PlacementLimits(), seconds=engine.timeout)
+    placer = EngineThread(max_pending=placement_limits.max_pending, timeout=engine.timeout, name="multicluster")
     counts = CacheCounts(scheduler.cache.counts)
     metrics = metrics or Metrics(counts)
-    metrics.track_readiness(lambda: readiness()[0] if readiness is not None else True)
+    stalls = Stalls({"engine": engine, "multicluster": placer}, stall_timeout)
+    metrics.track_readiness(lambda: stalls.ready() and (readiness()[0] if readiness is not None else True))
     metrics.track_release(lambda: scheduler.release.describe())
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         engine.start()
+        placer.start()
         for hook in on_startup:
             await hook()
         try:
@@ -127,6 +142,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
         finally:
             for hook in on_shutdown:
                 await hook()
+            placer.stop(timeout=0.5)  # a placement still running is abandoned (a daemon thread)
             engine.stop()
 
     app = ExtenderApp(
@@ -152,10 +168,12 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,
-                                                 latency=metrics.multicluster_latency, runner=engine),
+                                                 latency=metrics.multicluster_latency, runner=placer,
+                                                 limits=placement_limits),
                        tags=["multicluster"])
     app.include_router(build_ui_router(explainer, lambda: clusters, max_body_bytes=max_body_bytes,
-                                       read_timeout=read_timeout), tags=["web view"])
+                                       read_timeout=read_timeout, placer=placer,
+                                       placement_limits=placement_limits), tags=["web view"])
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, with the request models' nested definitions moved into components.
@@ -177,7 +195,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
 
     app.openapi = openapi  # type: ignore[method-assign]
 
-    probes = Probes(scheduler, metrics, counts, readiness)
+    probes = Probes(scheduler, metrics, counts, readiness, stalls)
     app.state.probes = probes
 
     @app.get("/healthz", tags=["operations"], summary="Liveness: the process serves requests")
@@ -195,25 +213,68 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     return app
 
 
+class Stalls:
+    """Whether a worker thread (the engine, the multi-cluster placer) is stuck in one job.
+
+    A job cannot be interrupted once it runs. One running past its thread's request timeout means nothing
+    queued behind it is answered in time: the service reports itself unready (no new traffic). One running
+    past ``stall_timeout`` means the thread is wedged: liveness fails, so that the kubelet restarts the pod
+    rather than leave scheduling down.
+    """
+
+    def __init__(self, workers: Mapping[str, EngineThread], stall_timeout: float) -> None:
+        self.workers = dict(workers)
+        self.stall_timeout = stall_timeout
+
+    def running(self) -> dict[str, float]:
+        """Seconds each busy worker's current job has run."""
+        return {name: round(seconds, 3) for name, worker in self.workers.items()
+                if (seconds := worker.running_for()) > 0}
+
+    def late(self) -> dict[str, float]:
+        """Workers whose current job has run past their request timeout."""
+        return {name: seconds for name, seconds in self.running().items() if seconds > self.workers[name].timeout}
+
+    def ready(self) -> bool:
+        """No job has run past its request timeout."""
+        return not self.late()
+
+    def stuck(self) -> dict[str, float]:
+        """Workers whose current job has run past ``stall_timeout``."""
+        return {name: seconds for name, seconds in self.running().items() if seconds > self.stall_timeout}
+
+
 class Probes:
     """Health, readiness and metrics: answered on the event loop, never waiting for the engine."""
 
     def __init__(self, scheduler: Scheduler, metrics: Metrics, counts: Callable[[], dict[str, int]],
-                 readiness: ReadinessCheck | None) -> None:
+                 readiness: ReadinessCheck | None, stalls: Stalls) -> None:
         self.scheduler = scheduler
         self.profiles = sorted(scheduler.frameworks)
         self.registry = metrics.registry
         self.counts = counts
         self.readiness = readiness
+        self.stalls = stalls
 
     def healthz(self) -> Response:
-        """Liveness."""
+        """Liveness: fails once a worker thread has been stuck in one job past the stall timeout."""
+        stuck = self.stalls.stuck()
+        if stuck:
+            detail = ", ".join(f"{name} has run one job for {seconds:g} s" for name, seconds in stuck.items())
+            return PlainTextResponse(f"stuck: {detail} (limit {self.stalls.stall_timeout:g} s)", status_code=503)
         return PlainTextResponse("ok")
 
     def readyz(self) -> Response:
-        """Readiness, with the cache's counts and the source's state."""
+        """Readiness, with the cache's counts, the source's state and any job running past its timeout."""
         ready, details = self.readiness() if self.readiness is not None else (True, {})
-        body = {"ready": ready, **details, "profiles": self.profiles, "cache": self.counts()}
+        late = self.stalls.late()
+        if late:
+            ready = False
+            details = {**details, "stalled": {name: f"one job has run for {seconds:g} s, past the "
+                                                    f"{self.stalls.workers[name].timeout:g} s request timeout"
+                                              for name, seconds in late.items()}}
+        body = {"ready": ready, **details, "profiles": self.profiles, "cache": self.counts(),
+                "running": self.stalls.running()}
         if "kubernetesVersion" not in details:  # the source is still reading /version otherwise
             release = self.scheduler.release
             body["kubernetesVersion"] = release.describe()

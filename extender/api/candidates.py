@@ -11,17 +11,16 @@ which keeps key order and says what is wrong.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-import orjson
 
 from extender.api.http import DECODE_CHUNK_BYTES, SPLIT_OBJECT, HTTPProblem, decode_json
 from extender.api.wire import AmbiguousKeys, ExtenderArgs, WireError, decode, decode_keeping_key_order, fold_keys
 from extender.cluster.columns import NodeNames
 from extender.engine.sent_nodes import SentNode
+from extender.memo import BoundedMemo
 
 
 class _NodeListItems(msgspec.Struct):
@@ -74,26 +73,12 @@ def _check_name_count(text: memoryview, max_names: int) -> None:
                                    "per request (--max-request-nodes)", "too_many_nodes")
 
 
-class _RecentNameLists:
-    """The last few NodeNames lists decoded, by their JSON text: kube-scheduler sends the same lists again and
-    again (at 5000 nodes, decoding one and checking it names each node once took a tenth of a request)."""
-
-    def __init__(self, size: int = 8) -> None:
-        self._size = size
-        self._lists: dict[bytes, NodeNames] = {}
-
-    def get(self, text: bytes) -> NodeNames | None:
-        return self._lists.get(text)
-
-    def add(self, names: NodeNames) -> None:
-        lists = self._lists
-        if len(lists) >= self._size:
-            with contextlib.suppress(KeyError, RuntimeError, StopIteration):  # another thread evicted first
-                del lists[next(iter(lists))]
-        lists[names.text] = names
-
-
-_RECENT_NAME_LISTS = _RecentNameLists()
+# The last few NodeNames lists decoded, by their JSON text: kube-scheduler sends the same lists again and again
+# (at 5000 nodes, decoding one and checking it names each node once took a tenth of a request). A decoded list
+# of names weighs about four times its text.
+_RECENT_NAME_LISTS: BoundedMemo[bytes, NodeNames] = BoundedMemo(
+    "node name lists", max_bytes=16 * 1024 * 1024, max_entries=8)
+_NAMES_WEIGHT = 4
 
 
 def _names(raw: msgspec.Raw) -> list[str] | None:
@@ -106,11 +91,11 @@ def _names(raw: msgspec.Raw) -> list[str] | None:
         if decoded is None:
             return None
         names = NodeNames(decoded, text)
-        _RECENT_NAME_LISTS.add(names)
+        _RECENT_NAME_LISTS.put(text, names, _NAMES_WEIGHT * len(text))
         return names
     except msgspec.ValidationError:
         pass  # not a list of strings: find the entry to name it
-    names = orjson.loads(memoryview(raw))
+    names = decode_json(memoryview(raw))  # a 400 naming the fault when it is no JSON (a number past a double)
     if names is None:
         return None
     if not isinstance(names, list):

@@ -1,21 +1,21 @@
-"""Connection limits uvicorn lacks: a deadline for the request head, and a cap on open connections.
+"""uvicorn's HTTP/1.1 protocols with what they lack: a deadline for each request head, and one write per response.
 
 uvicorn closes a keep-alive connection that stays idle ``timeout_keep_alive`` seconds after a response, but
-arms no timer while it waits for a request's head: a client that connects and sends nothing, or sends its
-headers a byte at a time, holds a connection (and a file descriptor) for ever, and enough of them exhaust
-the process. ``limit_concurrency`` only answers 503 once a request arrives; it does not bound connections.
+arms no timer while it waits for a request's head: a client that sends its headers a byte at a time holds a
+connection (and a file descriptor) for ever, and enough of them exhaust the process.
 
-:func:`guarded_http` makes a protocol class (uvicorn's httptools one when installed, else h11) that
-closes a connection whose request head is not complete ``head_timeout`` seconds after the connection opened
-or the previous response finished (data arriving does not extend it), and closes new connections at once
-while ``max_connections`` are open.
+:func:`guarded_http` makes a protocol class (uvicorn's httptools one when installed, else h11) for the
+listener (:mod:`extender.api.listener`), which counts the connection from accept and times its first request
+head (TLS handshake included). This class times every later one: a connection whose next request head is not
+complete ``head_timeout`` seconds after the previous response finished is closed (data arriving does not
+extend it). It tells the listener when a head is complete and when the connection is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -28,39 +28,37 @@ except ImportError:  # pragma: no cover - httptools comes with uvicorn[standard]
     HttpToolsProtocol = H11Protocol  # type: ignore[misc,assignment]
     HTTPTOOLS = False
 
-log = logging.getLogger("extender.api")
+if TYPE_CHECKING:
+    from extender.api.listener import AcceptedConnection
+
+log = logging.getLogger("extender.connections")
 
 DEFAULT_HEAD_TIMEOUT_SECONDS = 10.0
 DEFAULT_KEEP_ALIVE_SECONDS = 5
-DEFAULT_MAX_CONNECTIONS = 512
 
 
 class _Guard:
-    """The deadline and the cap, for either of uvicorn's HTTP/1.1 protocols (mixed in ahead of it)."""
+    """The deadline of each request head after the first, for either of uvicorn's HTTP/1.1 protocols (mixed
+    in ahead of it); the first one's runs from accept, in the listener."""
 
     head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    on_refused: Any = None  # called with a reason ("connections", "head_timeout") for metrics
+    on_refused: Any = None  # called with a reason ("head_timeout") for metrics
 
     # Provided by the uvicorn protocol class this is mixed into.
-    connections: set[Any]
     client: tuple[str, int] | None
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
 
+    slot: AcceptedConnection | None = None  # the listener's record of this connection
     _head_deadline: asyncio.TimerHandle | None = None
     _awaiting_head = False
 
-    def _guard_connection(self, transport: asyncio.Transport) -> bool:
-        """After the connection is counted: close it at once past the cap, else start its head deadline."""
-        if len(self.connections) > self.max_connections:
-            log.warning("connection refused: too many open connections",
-                        extra={"limit": self.max_connections, "client": _peer(self.client)})
-            self._refused("connections")
-            transport.abort()
-            return False
-        self._arm_head_deadline()
-        return True
+    def _guard_connection(self) -> None:
+        """Under a listener the first request head is timed from accept there; on its own, from now."""
+        if self.slot is None:
+            self._arm_head_deadline()
+        else:
+            self._awaiting_head = True
 
     def _arm_head_deadline(self) -> None:
         self._cancel_head_deadline()
@@ -70,6 +68,8 @@ class _Guard:
     def _head_received(self) -> None:
         self._awaiting_head = False
         self._cancel_head_deadline()  # the body has a timeout of its own (--read-timeout)
+        if self.slot is not None:
+            self.slot.proven()
 
     def _cancel_head_deadline(self) -> None:
         if self._head_deadline is not None:
@@ -88,13 +88,22 @@ class _Guard:
         if self.on_refused is not None:
             self.on_refused(reason)
 
+    def _released(self) -> None:
+        self._cancel_head_deadline()
+        if self.slot is not None:
+            self.slot.released()
+
 
 class GuardedH11Protocol(_Guard, H11Protocol):
-    """uvicorn's h11 protocol with the request-head deadline and the connection cap."""
+    """uvicorn's h11 protocol with the request-head deadline."""
+
+    def __init__(self, *args: Any, slot: AcceptedConnection | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slot = slot
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._guard_connection(transport)
+        self._guard_connection()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -107,7 +116,7 @@ class GuardedH11Protocol(_Guard, H11Protocol):
             self._arm_head_deadline()  # waiting for the next request's head (keep-alive)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_deadline()
+        self._released()
         super().connection_lost(exc)
 
 
@@ -146,13 +155,17 @@ class _OneWritePerResponse:
 
 
 class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
-    """uvicorn's httptools protocol (its default when installed) with the same deadline and cap, and one
-    write per response."""
+    """uvicorn's httptools protocol (its default when installed) with the same deadline, and one write per
+    response."""
+
+    def __init__(self, *args: Any, slot: AcceptedConnection | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slot = slot
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if self._guard_connection(transport):
-            self.transport = _OneWritePerResponse(transport, self.loop)  # type: ignore[assignment]
+        self._guard_connection()
+        self.transport = _OneWritePerResponse(transport, self.loop)  # type: ignore[assignment]
 
     def on_headers_complete(self) -> None:
         self._head_received()
@@ -166,7 +179,7 @@ class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
             self._arm_head_deadline()  # no pipelined request started: waiting for the next head
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_deadline()
+        self._released()
         super().connection_lost(exc)
 
 
@@ -174,11 +187,9 @@ def _peer(client: tuple[str, int] | None) -> str:
     return f"{client[0]}:{client[1]}" if client else ""
 
 
-def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS, max_connections: int = DEFAULT_MAX_CONNECTIONS,
-                 on_refused: Any = None) -> type[asyncio.Protocol]:
-    """A protocol class for ``uvicorn.Config(http=...)`` with these limits: httptools when installed (as
-    uvicorn's own default), else h11."""
+def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS, on_refused: Any = None) -> type[asyncio.Protocol]:
+    """The HTTP protocol class the listener hands connections to, with this head deadline: httptools when
+    installed (as uvicorn's own default), else h11."""
     base: type[_Guard] = GuardedHttpToolsProtocol if HTTPTOOLS else GuardedH11Protocol
     return type(base.__name__, (base,), {
-        "head_timeout": head_timeout, "max_connections": max_connections,
-        "on_refused": staticmethod(on_refused) if on_refused is not None else None})
+        "head_timeout": head_timeout, "on_refused": staticmethod(on_refused) if on_refused is not None else None})

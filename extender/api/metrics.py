@@ -14,8 +14,9 @@ from prometheus_client.registry import Collector
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
-# A Go-quoted name inside a reason (`persistentvolumeclaim "data-0" not found`): request text, never a label.
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+# A quoted name inside a reason (`persistentvolumeclaim "data-0" not found`): request text, never a label. A
+# quote only opens and closes at a word's edge: the apostrophes of "didn't match Pod's" quote nothing.
+_QUOTED = re.compile(r'(?<!\w)(?:"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')(?!\w)')
 MAX_REASON_LABEL_CHARS = 160
 MAX_REASON_LABELS = 128
 OTHER_REASON = "other"

@@ -44,7 +44,7 @@ from extender.api.wire import (
 )
 from extender.cluster.columns import NodeNames
 from extender.cluster.engine_thread import EngineThread, Overloaded
-from extender.engine.scheduler import BindError, RequestError, Scheduler
+from extender.engine.scheduler import BindError, MalformedError, RequestError, Scheduler
 from extender.engine.sent_nodes import SentNode
 from extender.logs import request_id
 
@@ -231,6 +231,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         except WireError as err:
             status = 400
             metrics.rejected_requests.labels("bad_request").inc()
+            content = {"Error": str(err)}
+        except MalformedError as err:
+            status = 400
+            metrics.rejected_requests.labels("bad_json").inc()
             content = {"Error": str(err)}
         except RequestError as err:
             # Well-formed but unusable content: an answer kube-scheduler will surface as an error.

@@ -27,7 +27,8 @@ from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, Sli
 from extender.cluster.snapshot import Snapshot
 from extender.kube.release import Release, default_release
 
-# Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
+# Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces, preemption's
+# disruption budgets; priority classes give a pod that was never admitted its priority).
 OBJECT_KINDS = (
     "Service",
     "ReplicationController",
@@ -41,6 +42,8 @@ OBJECT_KINDS = (
     "CSIDriver",
     "CSIStorageCapacity",
     "VolumeAttachment",
+    "PodDisruptionBudget",
+    "PriorityClass",
 )
 
 

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from extender.cluster.nodeinfo import NodeInfo
 from extender.kube.taints import Taint
+from extender.memo import BoundedMemo
 
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -56,6 +57,7 @@ _ROW_BITS = 32
 _owners = itertools.count(1)
 # How many requests' name lists keep their rows memoised (see NodeNames).
 _NAMED_MEMO_SIZE = 8
+_NAMED_MEMO_BYTES = 8 * 1024 * 1024
 
 
 class NodeNames(list[str]):
@@ -141,7 +143,8 @@ class NodeColumns:
         self._taint_codes: dict[tuple[Taint, ...], int] = {(): 0}
         self._rows: dict[str, int] = {}
         # NodeNames text -> its rows, while no node has come or gone (a row's name changes only then).
-        self._named: dict[bytes, IntpArray] = {}
+        self._named: BoundedMemo[bytes, IntpArray] = BoundedMemo(
+            "rows of node name lists", max_bytes=_NAMED_MEMO_BYTES, max_entries=_NAMED_MEMO_SIZE)
         # The NodeInfo each row holds (None for a free row): a batch's nodes are gathered from it.
         self.infos: list[NodeInfo | None] = [None] * self.capacity
         self._free: list[int] = []
@@ -278,10 +281,8 @@ class NodeColumns:
                 return held
         rows = np.fromiter(map(self._rows.get, names, itertools.repeat(-1)), np.intp, len(names))
         if text is not None:
-            if len(self._named) >= _NAMED_MEMO_SIZE:
-                del self._named[next(iter(self._named))]
             rows.flags.writeable = False
-            self._named[text] = rows
+            self._named.put(text, rows, len(text) + rows.nbytes)
         return rows
 
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:

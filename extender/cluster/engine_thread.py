@@ -24,6 +24,7 @@ import logging
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, TypeVar
 
@@ -42,6 +43,8 @@ QUICK_WRITE_SECONDS = 0.001
 QUICK_REQUEST_SECONDS = 0.005
 _MAX_TIMED_FUNCTIONS = 256
 DEFAULT_TIMEOUT_SECONDS = 10.0
+#: Seconds one job may run before the service reports itself stuck (liveness fails; ``--stall-timeout``).
+DEFAULT_STALL_TIMEOUT_SECONDS = 60.0
 
 
 class Overloaded(RuntimeError):
@@ -132,6 +135,12 @@ class EngineThread:
             self._thread.join(timeout)
             self._started = False
 
+    def running_for(self) -> float:
+        """Seconds the job running now has been running (0 when idle): a job far past ``timeout`` means the
+        thread is wedged, which readiness and liveness report."""
+        since = self.busy_since
+        return time.monotonic() - since if since else 0.0
+
     def in_engine(self) -> bool:
         """Whether the caller runs on the engine thread."""
         return threading.current_thread() is self._thread
@@ -147,6 +156,11 @@ class EngineThread:
             # Answered once the cache is free again, so that the caller may run its next small step at once.
             if outcome is not None:
                 self._answer(job, *outcome)
+                if not outcome[0]:
+                    # The frames the exception passed through are finished: drop their locals. They hold the
+                    # request's data and the job, whose future holds the exception: a cycle that would keep
+                    # all of it until a full collection, which the thresholds make rare.
+                    traceback.clear_frames(outcome[1].__traceback__)
             del job, outcome
             # The collection that was due during the job runs now, over what reference counting left.
             if gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]:
@@ -258,11 +272,19 @@ class EngineThread:
         job, future = self._submit(fn, args, timed=(quick, QUICK_REQUEST_SECONDS) if quick is not None else None)
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
-        except TimeoutError:
+        except TimeoutError as err:
             job.abandoned = True
+            traceback.clear_frames(err.__traceback__)
             raise Overloaded(f"the engine did not answer within {self.timeout:g} seconds; retry shortly") from None
         except asyncio.CancelledError:
             job.abandoned = True  # nobody waits for it: skip it if it has not started
+            raise
+        except BaseException as err:
+            # The frames the exception came through (asyncio.wait_for's, this one's) hold the future, which
+            # holds the exception: a cycle that would keep the request's data until a full collection, which
+            # the collector's thresholds make rare. Their locals are dropped (this frame's by hand).
+            del job, future
+            traceback.clear_frames(err.__traceback__)
             raise
         finally:
             self._pending -= 1

@@ -27,7 +27,7 @@ log = logging.getLogger("extender.live")
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
                  "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass",
-                 "DeviceTaintRule")
+                 "DeviceTaintRule", "PodDisruptionBudget", "PriorityClass")
 
 
 def watched_kinds(release: Release | None) -> tuple[str, ...]:

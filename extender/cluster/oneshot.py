@@ -31,8 +31,8 @@ class ClusterReadError(RuntimeError):
 async def list_into(client: KubeClient, cache: ClusterCache, kinds: Sequence[str] = WATCHED_KINDS) -> None:
     """List every kind once into the cache (all kinds at once, each page applied as it arrives), each from the
     API version the cache's release reads it at (DeviceTaintRules: v1beta2 before 1.37)."""
-    reflectors = [Reflector(client, resource_of(kind, cache.release), cache, params=POD_PARAMS if kind == "Pod" else None)
-                  for kind in kinds]
+    reflectors = [Reflector(client, resource_of(kind, cache.release), cache,
+                            params=POD_PARAMS if kind == "Pod" else None) for kind in kinds]
 
     async def listed(reflector: Reflector) -> None:
         try:

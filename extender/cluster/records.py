@@ -16,7 +16,7 @@ import orjson
 
 from extender.cluster.resource import Resource
 from extender.kube.podfields import (
-    KEPT_CONDITION_TYPE,
+    KEPT_CONDITION_TYPES,
     KEPT_CONTAINER,
     KEPT_METADATA,
     KEPT_SPEC,
@@ -27,6 +27,7 @@ from extender.kube.podfields import (
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
 from extender.kube.taints import Taint, TaintError, Toleration
+from extender.memo import BoundedMemo
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -111,7 +112,7 @@ _TRIM_SPEC: dict[str, Callable[[Any], Any]] = {
 _TRIM_STATUS: dict[str, Callable[[Any], Any]] = {
     "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
     "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
-    "conditions": lambda c: c if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE else DROP,
+    "conditions": lambda c: c if _is_map(c) and c.get("type") in KEPT_CONDITION_TYPES else DROP,
 }
 # The kept fields taken as they are, in the order a trimmed pod lists them (the trimmed lists follow).
 PLAIN_SPEC = tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC)
@@ -161,36 +162,43 @@ class SlimPod(dict[str, Any]):
     __slots__ = ()
 
 
-def slim_pod(raw: Mapping[str, Any]) -> SlimPod:
+def slim_pod(raw: Mapping[str, Any], *, intern: bool = True) -> SlimPod:
     """A copy of a pod keeping only what the scheduler reads (extender.kube.podfields).
 
-    Repeated string values are interned (see intern_values); the pod's own names and versions are not,
-    as they are unique. Malformed parts are kept as they are, so that building the record still reports
-    them. A pod already trimmed (a SlimPod) is returned as it is.
+    Repeated string values are interned (see intern_values; not with ``intern=False``, for a copy that is
+    only encoded, not kept); the pod's own names and versions are not, as they are unique. Malformed parts
+    are kept as they are, so that building the record still reports them. A pod already trimmed (a SlimPod)
+    is returned as it is.
     """
     if type(raw) is SlimPod:
         return raw
+    shared: Callable[[Any], Any] = intern_values if intern else _as_is
     meta = raw.get("metadata")
     spec = raw.get("spec")
     status = raw.get("status")
     out = SlimPod(kind="Pod")
     if _is_map(meta):
-        out["metadata"] = intern_metadata(_pick(meta, KEPT_METADATA))
+        kept = _pick(meta, KEPT_METADATA)
+        out["metadata"] = intern_metadata(kept) if intern else kept
     elif meta is not None:
         out["metadata"] = meta
     if _is_map(spec):
         slim_spec = _pick(spec, PLAIN_SPEC)
         _trim_lists(spec, slim_spec, _TRIM_SPEC)
-        out["spec"] = intern_values(slim_spec)
+        out["spec"] = shared(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
         slim_status = _pick(status, PLAIN_STATUS)
         _trim_lists(status, slim_status, _TRIM_STATUS)
-        out["status"] = intern_values(slim_status)
+        out["status"] = shared(slim_status)
     elif status is not None:
         out["status"] = status
     return out
+
+
+def _as_is(obj: Any) -> Any:
+    return obj
 
 
 class PodRecord:
@@ -283,8 +291,10 @@ class PodRecord:
         return f"PodRecord({self.key}, node={self.node_name!r})"
 
 
-_RESOURCE_MEMO_SIZE = 4096
-_resource_memo: dict[bytes, tuple[Resource, int, int]] = {}
+# Replicas of one controller share their specs: a few distinct ones in practice, but requests can send any.
+_resource_memo: BoundedMemo[bytes, tuple[Resource, int, int]] = BoundedMemo(
+    "pod resources", max_bytes=4 * 1024 * 1024, max_entries=4096)
+_RESOURCE_WEIGHT = 600  # a Resource and its scalar dict, beside the key's bytes
 
 
 def _resource_fields(container: Any) -> Any:
@@ -344,13 +354,14 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     except (ResourceError, QuantityError) as err:
         raise RecordError(str(err)) from err
     if key:
-        if len(_resource_memo) >= _RESOURCE_MEMO_SIZE:
-            _resource_memo.clear()  # cheap bound; distinct specs are few in practice
-        _resource_memo[key] = result
+        _resource_memo.put(key, result, len(key) + _RESOURCE_WEIGHT)
     return result
 
 
-_toleration_memo: dict[bytes, tuple[Toleration, ...]] = {}
+_toleration_memo: BoundedMemo[bytes, tuple[Toleration, ...]] = BoundedMemo(
+    "tolerations", max_bytes=4 * 1024 * 1024, max_entries=4096)
+#: Parsed tolerations weigh about this many times their JSON text.
+_TOLERATION_WEIGHT = 4
 
 
 def _tolerations(raw: Any) -> tuple[Toleration, ...]:
@@ -370,9 +381,7 @@ def _tolerations(raw: Any) -> tuple[Toleration, ...]:
     except TaintError as err:
         raise RecordError(f"spec.tolerations: {err}") from err
     if key:
-        if len(_toleration_memo) >= _RESOURCE_MEMO_SIZE:
-            _toleration_memo.clear()
-        _toleration_memo[key] = parsed
+        _toleration_memo.put(key, parsed, _TOLERATION_WEIGHT * len(key))
     return parsed
 
 

@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, ScorePlugin
+from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, ScorePlugin
 from extender.engine.registry import lookup, registered
 from extender.kube.release import Release, default_release
 
 # kube-scheduler's default multi-point plugins and weights (apis/config/v1/default_plugins.go
-# getDefaultPlugins and applyFeatureGates), less the ones that take no part in filtering or scoring (queue
-# sort, scheduling gates, preemption, binding, and the pod-group extension points of GangScheduling,
+# getDefaultPlugins and applyFeatureGates), less the ones that take no part in filtering, scoring or PostFilter
+# (queue sort, scheduling gates, binding, and the pod-group extension points of GangScheduling,
 # TopologyPlacementGenerator and PodGroupPodsCount, which the extender protocol never reaches).
 _DEFAULT_FRONT_V136: tuple[tuple[str, int], ...] = (("NodeUnschedulable", 0), ("NodeName", 0))
 # v1.37 default_plugins.go: NodeName runs before NodeUnschedulable, so a cordoned node that is not the
@@ -37,7 +37,8 @@ _DEFAULT_REST: tuple[tuple[str, int], ...] = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    # DefaultPreemption sits here upstream; applyDynamicResources puts DynamicResources just before it.
+    # applyDynamicResources puts DynamicResources here, just before DefaultPreemption (when its gate is on).
+    ("DefaultPreemption", 0),  # PostFilter only: after DynamicResources, whose deallocation is tried first
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
 )
@@ -53,9 +54,9 @@ def upstream_default_plugins(release: Release) -> tuple[tuple[str, int], ...]:
         fit = next(i for i, (name, _) in enumerate(plugins) if name == "NodeResourcesFit")
         plugins.insert(fit, ("DeferredPodScheduling", 0))
     if release.gate("DynamicResourceAllocation"):
-        # applyDynamicResources: just before DefaultPreemption, i.e. after InterPodAffinity.
-        after = next(i for i, (name, _) in enumerate(plugins) if name == "InterPodAffinity") + 1
-        plugins.insert(after, ("DynamicResources", 2))
+        # applyDynamicResources: just before DefaultPreemption.
+        before = next(i for i, (name, _) in enumerate(plugins) if name == "DefaultPreemption")
+        plugins.insert(before, ("DynamicResources", 2))
     return tuple(plugins)
 
 
@@ -84,19 +85,21 @@ class ProfileError(ValueError):
 
 @dataclass
 class Profile:
-    """A resolved profile: filter plugins in order, score plugins with weights, args and score mapping."""
+    """A resolved profile: filter plugins in order, score plugins with weights, PostFilter plugins in order,
+    args and score mapping."""
 
     name: str
     filters: list[str] = field(default_factory=list)
     scores: list[tuple[str, int]] = field(default_factory=list)
+    post_filters: list[str] = field(default_factory=list)
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     score_mapping: str = "absolute"
     max_score: int = MAX_NODE_SCORE  # the score plugins' common scale (10 for the 0-10 era profile)
     release: Release = field(default_factory=default_release)  # the kube-scheduler release it follows
 
     def summary(self) -> dict[str, Any]:
-        """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}}``."""
-        return {"filter": list(self.filters), "score": dict(self.scores)}
+        """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}, "postFilter": [...]}``."""
+        return {"filter": list(self.filters), "score": dict(self.scores), "postFilter": list(self.post_filters)}
 
 
 MAX_PLUGIN_WEIGHT = 2**31 - 1
@@ -186,6 +189,7 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
 
     filters = [n for n, _ in resolve("filter", FilterPlugin)]
     scores = [(n, w or 1) for n, w in resolve("score", ScorePlugin)]
+    post_filters = [n for n, _ in resolve("postFilter", PostFilterPlugin)]
 
     args: dict[str, dict[str, Any]] = {}
     config = spec.get("pluginConfig") or []
@@ -206,5 +210,5 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
     scales = {lookup(n, release).max_score for n, _ in scores}  # type: ignore[attr-defined]
     if len(scales) > 1:
         raise ProfileError(f"{path}.plugins: score plugins on different scales ({sorted(scales)}) cannot be mixed")
-    return Profile(name=name, filters=filters, scores=scores, args=args, score_mapping=mapping,
-                   max_score=scales.pop() if scales else MAX_NODE_SCORE, release=release)
+    return Profile(name=name, filters=filters, scores=scores, post_filters=post_filters, args=args,
+                   score_mapping=mapping, max_score=scales.pop() if scales else MAX_NODE_SCORE, release=release)

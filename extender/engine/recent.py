@@ -45,7 +45,7 @@ class RecentPods:
             return
         try:
             # A copy of exactly its size: orjson's own buffer may keep the capacity it grew to.
-            encoded = bytes(memoryview(orjson.dumps(slim_pod(pod.raw), default=str)))
+            encoded = bytes(memoryview(orjson.dumps(slim_pod(pod.raw, intern=False), default=str)))
         except orjson.JSONEncodeError:  # nested deeper than JSON encoding allows: nothing a bind could use
             return
         if held is not None:

@@ -77,10 +77,11 @@ def import_plugin_module(module: str, base: Path | None = None) -> None:
             spec.loader.exec_module(loaded)
         else:
             importlib.import_module(module)
-    except RegistryError:
+    except (RegistryError, KeyboardInterrupt):
         raise
-    except Exception as err:  # any import-time failure is a configuration error
-        raise RegistryError(f"cannot import plugin module {module!r}: {err}") from err
+    except BaseException as err:  # any import-time failure (sys.exit included) is a configuration error
+        raise RegistryError(f"cannot import plugin module {module!r}: {type(err).__name__}: "
+                            f"{' '.join(str(err).split()) or '(no message)'}") from err
 
 
 def _load_builtins() -> None:

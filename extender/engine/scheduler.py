@@ -8,12 +8,12 @@ pods on them, when full Node objects arrive.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+import orjson
 
 from extender.cluster.cache import CacheError, ClusterCache, source_key
 from extender.cluster.columns import Int64Array, IntpArray, NodeBatch
@@ -29,8 +29,9 @@ from extender.engine.plugins.dynamic_resources import claims_to_assume
 from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
-from extender.engine.sent_nodes import SentNode
+from extender.engine.sent_nodes import SentNode, SentNodeError
 from extender.kube.release import Release
+from extender.memo import BoundedMemo
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
 
@@ -45,6 +46,10 @@ async def _in_place(fn: Callable[..., T], *args: Any) -> T:
 
 class RequestError(ValueError):
     """A request whose content cannot be used (bad Pod, bad Node); the message names the field."""
+
+
+class MalformedError(RequestError):
+    """Part of a request that is not even valid JSON (found only when that part is read): a bad request."""
 
 
 @dataclass
@@ -85,6 +90,8 @@ class StaticBinder:
 
 
 _RECENT_RECORDS = 16
+_RECENT_RECORDS_BYTES = 32 * 1024 * 1024
+_RECORD_WEIGHT = 8
 
 
 class HostScores:
@@ -131,8 +138,10 @@ class Scheduler:
         self.default_profile = frameworks[0].name
         self.binder: Binder = binder or StaticBinder()
         self.recent = RecentPods()
-        # The records of the last few requests' pods (see pod_record).
-        self._records: OrderedDict[tuple[str, str], PodRecord] = OrderedDict()
+        # The records of the last few requests' pods (see pod_record), bounded in bytes: a pod can be as large
+        # as a request body.
+        self._records: BoundedMemo[tuple[str, str], PodRecord] = BoundedMemo(
+            "recent pod records", max_bytes=_RECENT_RECORDS_BYTES, max_entries=_RECENT_RECORDS)
         # One equivalence cache per profile (verdicts depend on the profile's plugins and args).
         self.equivalence: dict[str, EquivalenceCache] = (
             {name: EquivalenceCache() for name in self.frameworks} if equivalence_cache else {})
@@ -170,7 +179,6 @@ class Scheduler:
         identity = _identity(raw)
         held = self._records.get(identity) if identity is not None else None
         if held is not None and held.raw == raw:
-            self._records.move_to_end(identity)  # type: ignore[arg-type]  # not None when held
             self.recent.remember(held)  # the same version: only marks it recently seen, for the bind
             return held
         try:
@@ -179,10 +187,12 @@ class Scheduler:
             raise RequestError(f"Pod: {err}") from err
         self.recent.remember(pod)
         if identity is not None:
-            self._records[identity] = pod
-            self._records.move_to_end(identity)
-            if len(self._records) > _RECENT_RECORDS:
-                self._records.popitem(last=False)
+            try:
+                # A record (the decoded pod, and what plugins derive from it) weighs several times its JSON.
+                weight = _RECORD_WEIGHT * len(orjson.dumps(raw))
+            except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits: not kept
+                return pod
+            self._records.put(identity, pod, weight)
         return pod
 
     def _equivalence(self, framework: Framework, snapshot: Snapshot,
@@ -225,7 +235,10 @@ class Scheduler:
                     cached.node.resource_version == sent.resource_version):
                 out.append(cached)
                 continue
-            raw = sent.object
+            try:
+                raw = sent.object
+            except SentNodeError as err:
+                raise MalformedError(f"Nodes.items[{i}]: {err}") from None
             if not isinstance(raw, Mapping):
                 raise RequestError(f"Nodes.items[{i}]: expected a Node object")
             try:
@@ -406,7 +419,8 @@ class Scheduler:
 
 
 def _check_identity(pod: PodRecord, namespace: str, name: str, uid: str) -> None:
-    """A bind names its pod three ways (namespace, name, UID): all must be the pod found, or nothing binds."""
-    if (pod.namespace, pod.name) != (namespace, name) or (uid and pod.uid and pod.uid != uid):
+    """A bind names its pod three ways (namespace, name, UID): all must be the pod found, or nothing binds. A
+    bind without a UID names only a pod that has none (kube-scheduler always sends the pod's UID)."""
+    if (pod.namespace, pod.name) != (namespace, name) or (uid or "") != (pod.uid or ""):
         raise BindError(f"bind names pod {namespace}/{name} with UID {uid or '(none)'}, but the extender knows "
                         f"that pod as {pod.namespace}/{pod.name} with UID {pod.uid or '(none)'}: not bound")

@@ -17,6 +17,10 @@ import msgspec
 import orjson
 
 
+class SentNodeError(ValueError):
+    """A sent Node's text cannot be decoded."""
+
+
 class _Metadata(msgspec.Struct):
     name: Any = None
     resourceVersion: Any = None
@@ -64,10 +68,14 @@ class SentNode:
 
     @property
     def object(self) -> Any:
-        """The item as a decoded JSON value (decoded on first use)."""
+        """The item as a decoded JSON value (decoded on first use). Raises :class:`SentNodeError` when the
+        text, well-formed for the scan, is no JSON the decoder takes (a number past a double's range)."""
         if self._object is _UNDECODED:
             assert self._text is not None
-            self._object = orjson.loads(memoryview(self._text))
+            try:
+                self._object = orjson.loads(memoryview(self._text))
+            except orjson.JSONDecodeError as err:
+                raise SentNodeError(f"invalid JSON: {err}") from None
         return self._object
 
     def echo(self) -> Any:

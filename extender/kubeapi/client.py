@@ -61,6 +61,8 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses", False),
     # resource.k8s.io/v1 from Kubernetes 1.37 (DRADeviceTaintRules GA); 1.36 serves it as v1beta2 behind the gate.
     Resource("DeviceTaintRule", "/apis/resource.k8s.io/v1/devicetaintrules", False),
+    Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets", True),
+    Resource("PriorityClass", "/apis/scheduling.k8s.io/v1/priorityclasses", False),
 )}
 
 #: Where a kind lives in an older API version, for releases that serve it only there (see cluster.live).

@@ -3,7 +3,8 @@
 ``extender place --clusters DUMP --binding RB.yaml [--policy PP.yaml] [-o table|json]`` loads member
 clusters, a ResourceBinding and (optionally) the PropagationPolicy whose placement replaces the binding's,
 runs :func:`extender.multicluster.scheduler.schedule` and prints the target clusters, the filtered
-clusters with their reasons and the error.  Exit status: 0 scheduled, 1 not schedulable, 2 bad input.
+clusters with their reasons and the error.  Exit status: 0 scheduled, 1 not schedulable, 2 bad input (or a
+region search too large to finish).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, TextIO
 import orjson
 
 from extender.cluster.dump import DumpError
+from extender.multicluster.budget import WorkLimitError
 from extender.multicluster.dump import load_binding, load_clusters, load_placement
 from extender.multicluster.scheduler import PlacementResult, schedule
 
@@ -57,7 +59,11 @@ def cmd_place(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
     except DumpError as problem:
         err.write(f"extender: {problem}\n")
         return 2
-    result = schedule(clusters, binding, placement)
+    try:
+        result = schedule(clusters, binding, placement)
+    except WorkLimitError as problem:
+        err.write(f"extender: {problem}\n")
+        return 2
     if args.output == "json":
         body: dict[str, Any] = result.as_dict()
         out.write(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode() + "\n")

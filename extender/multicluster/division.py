@@ -2,16 +2,13 @@
 
 Upstream (karmada-io/karmada):
 
-* ``pkg/util/helper/webstermethod.go`` (2025, commit 1ead5cb): ``AllocateWebsterSeats`` hands seats out
-  one at a time from a heap to the party with the highest ``votes / (2*seats + 1)`` (Webster, also
-  called Sainte-Laguë).  Priorities are float64 divisions, compared exactly as Go does.  A tie goes to
-  the party with fewer seats, then to the smaller name; ``initialAssignments`` give parties seats they
-  already hold (they count in their priority), a party only in ``initialAssignments`` has 0 votes.
-  The result lists every party, sorted by name;
+* ``pkg/util/helper/webstermethod.go``: ``AllocateWebsterSeats``, the Webster (Sainte-Laguë) method, lives
+  in :mod:`extender.multicluster.webster` (computed in bulk, with the same result as upstream's heap);
 * ``pkg/util/helper/binding.go`` (``Dispenser.AllocateByWeight``, ``tieBreakerByUID``): the tie-breaker
   of every dispenser keeps "fewer seats first" but orders names ascending or descending by the parity of
   the FNV-32a hash of the workload's UID (odd -> descending, empty UID -> ascending), so ties do not
-  always favour the same clusters across workloads yet one workload always gets the same answer;
+  always favour the same clusters across workloads yet one workload always gets the same answer; weight
+  sums are int64 and wrap (``GetWeightSum``);
 * ``pkg/scheduler/core/assignment.go``, ``division_algorithm.go``, ``common.go``, ``util.go`` (v1.18.2):
   only workloads are assigned replicas (``replicas > 0`` or ``replicaRequirements`` set; a workload with
   0 replicas ends up nowhere), anything else goes to every candidate with 0.  Duplicated gives every
@@ -41,12 +38,12 @@ Everything here is checked against Karmada v1.18.2's own code by the differentia
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
+from extender.multicluster.budget import charge
 from extender.multicluster.filters import cluster_matches
 from extender.multicluster.gosort import go_sort
 from extender.multicluster.model import (
@@ -60,28 +57,26 @@ from extender.multicluster.model import (
     ResourceBinding,
     TargetCluster,
 )
+from extender.multicluster.webster import allocate_webster_seats
 
 __all__ = [
     "AssignError",
     "AssignmentMode",
     "ClusterWeight",
     "Dispenser",
-    "Party",
     "Strategy",
     "UnschedulableError",
-    "allocate_webster_seats",
     "assign_replicas",
     "fnv32a",
+    "names_descending_by_uid",
     "reschedule_required",
     "static_weight_list",
     "strategy_of",
-    "tie_breaker_by_uid",
+    "weight_sum",
 ]
 
 _FNV32_OFFSET: Final = 0x811C9DC5
 _FNV32_PRIME: Final = 0x01000193
-#: Above this many seats the heap is preceded by a bulk step (see :func:`allocate_webster_seats`).
-_BULK_THRESHOLD: Final = 4096
 
 
 class UnschedulableError(Exception):
@@ -112,31 +107,7 @@ class AssignmentMode(StrEnum):
     FRESH = "Fresh"
 
 
-# --------------------------------------------------------------------------- Webster
-
-
-@dataclass(slots=True)
-class Party:
-    """A party of the Webster method: a cluster, its votes (weight) and its seats (replicas)."""
-
-    name: str
-    votes: int
-    seats: int
-
-
-TieBreaker = Callable[[Party, Party], bool]
-
-
-def _ascending(a: Party, b: Party) -> bool:
-    if a.seats != b.seats:
-        return a.seats < b.seats
-    return a.name < b.name
-
-
-def _descending(a: Party, b: Party) -> bool:
-    if a.seats != b.seats:
-        return a.seats < b.seats
-    return a.name > b.name
+# --------------------------------------------------------------------------- tie-breaker
 
 
 def fnv32a(data: bytes) -> int:
@@ -147,110 +118,10 @@ def fnv32a(data: bytes) -> int:
     return h
 
 
-def tie_breaker_by_uid(uid: str) -> TieBreaker:
-    """Upstream ``tieBreakerByUID``: fewer seats first, then names descending when FNV-32a(uid) is odd."""
-    if not uid:
-        return _ascending
-    return _descending if fnv32a(uid.encode()) & 1 else _ascending
-
-
-def _priority(party: Party) -> float:
-    # Go: float64(Votes) / float64(2*Seats+1); Python floats are the same IEEE doubles.
-    return float(party.votes) / float(2 * party.seats + 1)
-
-
-def _wins(a: Party, b: Party, tie_breaker: TieBreaker | None) -> bool:
-    """Upstream ``WebsterPriorityQueue.Less``: does ``a`` get the next seat before ``b``."""
-    pa, pb = _priority(a), _priority(b)
-    if pa == pb:
-        if tie_breaker is not None:
-            return tie_breaker(a, b)
-        return _ascending(a, b)
-    return pa > pb
-
-
-class _Entry:
-    """A heap entry ordered by :func:`_wins` (heapq is a min-heap, so "less" means "wins")."""
-
-    __slots__ = ("party", "tie_breaker")
-
-    def __init__(self, party: Party, tie_breaker: TieBreaker | None) -> None:
-        self.party = party
-        self.tie_breaker = tie_breaker
-
-    def __lt__(self, other: _Entry) -> bool:
-        return _wins(self.party, other.party, self.tie_breaker)
-
-
-def _slots_above(party: Party, threshold: float) -> int:
-    """How many more seats ``party`` takes while its next priority stays strictly above ``threshold``."""
-    if party.votes <= 0:
-        return 0
-    votes = float(party.votes)
-    # Estimate the last seat index k with votes/(2k+1) > threshold, then settle it with Go's own division.
-    k = int((votes / threshold - 1.0) / 2.0) if threshold > 0 else party.seats
-    k = max(k, party.seats - 1)
-    while votes / float(2 * (k + 1) + 1) > threshold:
-        k += 1
-    while k >= party.seats and not votes / float(2 * k + 1) > threshold:
-        k -= 1
-    return max(0, k - party.seats + 1)
-
-
-def _bulk(parties: list[Party], seats: int) -> int:
-    """Give out, at once, every seat whose priority is above a threshold; return how many were given.
-
-    The heap hands seats out in non-increasing priority order, so all seats above a threshold come
-    before any seat at or below it, whatever the tie-breaker: assigning them in one go reaches a state
-    the one-at-a-time loop passes through.  The remainder (at most about one per party) goes through
-    the heap.  This only keeps huge replica counts from costing one heap operation per replica.
-    """
-    total_votes = sum(p.votes for p in parties if p.votes > 0)
-    if total_votes == 0 or seats <= 0:
-        return 0
-    held = sum(p.seats for p in parties)
-    threshold = float(total_votes) / float(2 * (held + seats) + 1)
-    while True:
-        counts = [_slots_above(p, threshold) for p in parties]
-        if sum(counts) <= seats:
-            break
-        threshold *= 1.5
-    for party, count in zip(parties, counts, strict=True):
-        party.seats += count
-    return sum(counts)
-
-
-def allocate_webster_seats(new_seats: int, party_votes: Mapping[str, int],
-                           initial_assignments: Mapping[str, int] | None = None,
-                           tie_breaker: TieBreaker | None = None, *,
-                           bulk_threshold: int = _BULK_THRESHOLD) -> list[Party]:
-    """Upstream ``AllocateWebsterSeats``: hand ``new_seats`` out one by one; every party, sorted by name.
-
-    ``bulk_threshold``: above this many seats a bulk step goes first (same result, fewer heap
-    operations); tests lower it to compare both paths.
-    """
-    parties: dict[str, Party] = {}
-    for name, seats in (initial_assignments or {}).items():
-        parties[name] = Party(name, 0, seats)
-    for name, votes in party_votes.items():
-        if name in parties:
-            parties[name].votes = votes
-        else:
-            parties[name] = Party(name, votes, 0)
-    if not parties:
-        return []
-    remaining = new_seats
-    listed = list(parties.values())
-    if remaining > bulk_threshold:
-        remaining -= _bulk(listed, remaining - 2 * len(listed))
-    heap = [_Entry(p, tie_breaker) for p in listed]
-    heapq.heapify(heap)
-    while remaining > 0:
-        top = heap[0]
-        top.party.seats += 1
-        heapq.heapreplace(heap, top)
-        remaining -= 1
-    return sorted(listed, key=lambda p: p.name)
+def names_descending_by_uid(uid: str) -> bool:
+    """Upstream ``tieBreakerByUID``: whether a Webster tie (equal priority and seats) goes to the larger
+    name: when FNV-32a(uid) is odd; an empty UID breaks ties by ascending names."""
+    return bool(uid) and bool(fnv32a(uid.encode()) & 1)
 
 
 # --------------------------------------------------------------------------- Dispenser
@@ -270,12 +141,12 @@ class Dispenser:
 
     num_replicas: int
     result: list[TargetCluster]
-    tie_breaker: TieBreaker
+    names_descending: bool
 
     @classmethod
     def new(cls, num_replicas: int, init: Sequence[TargetCluster] | None, uid: str) -> Dispenser:
         """Upstream ``NewDispenser``: the tie-breaker follows the workload's UID."""
-        return cls(num_replicas, list(init or ()), tie_breaker_by_uid(uid))
+        return cls(num_replicas, list(init or ()), names_descending_by_uid(uid))
 
     def done(self) -> bool:
         """Nothing left to hand out and a result exists."""
@@ -285,11 +156,12 @@ class Dispenser:
         """Upstream ``AllocateByWeight``: Webster over ``weights``, current replicas as initial seats."""
         if self.done():
             return
-        if sum(w.weight for w in weights) == 0:
+        if weight_sum(weights) == 0:
             return
+        charge(len(weights) + len(self.result), "dividing replicas")
         initial = {t.name: t.replicas for t in self.result}
         votes = {w.name: w.weight for w in weights}
-        parties = allocate_webster_seats(self.num_replicas, votes, initial, self.tie_breaker)
+        parties = allocate_webster_seats(self.num_replicas, votes, initial, names_descending=self.names_descending)
         self.result = [TargetCluster(p.name, p.seats) for p in parties]
         self.num_replicas = 0
 
@@ -312,9 +184,16 @@ def static_weight_list(candidates: Sequence[Cluster], placement: Placement,
                     weight = max(weight, rule.weight)
             if weight > 0:
                 weights.append(ClusterWeight(cluster.name, weight))
-    if sum(w.weight for w in weights) == 0:
+    if weight_sum(weights) == 0:
+        # Upstream appends these to the list; a later entry of a name replaces its votes, so this is the same.
         weights = [ClusterWeight(cluster.name, 1) for cluster in candidates]
     return weights
+
+
+def weight_sum(weights: Sequence[ClusterWeight]) -> int:
+    """Upstream ``ClusterWeightInfoList.GetWeightSum``: an int64 sum, which wraps (static weights go up to
+    2^63-1)."""
+    return (sum(w.weight for w in weights) + 2**63) % 2**64 - 2**63
 
 
 # --------------------------------------------------------------------------- assignment

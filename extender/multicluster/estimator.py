@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from extender.cluster.resource import is_scalar_resource_name
+from extender.multicluster.budget import charge
 from extender.multicluster.goquantity import ZERO, GoQuantity, sub
 from extender.multicluster.model import INT32_MAX, Cluster, ResourceBinding, ResourceSummary, TargetCluster
 
@@ -185,6 +186,7 @@ def cal_available_replicas(clusters: Sequence[Cluster], binding: ResourceBinding
     if binding.replicas == 0:
         return [TargetCluster(c.name, INT32_MAX) for c in clusters]
     for i, cluster in enumerate(clusters):
+        charge(1 + len(cluster.resource_models), "estimating available replicas")
         estimate = max_available_replicas(cluster, binding.resource_request,
                                           has_requirements=binding.has_replica_requirements,
                                           resource_modeling=resource_modeling)

@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, Protocol
 
-from extender.kube.selectors import compile_node_selector
 from extender.kube.taints import EFFECT_NO_EXECUTE, EFFECT_NO_SCHEDULE, find_untolerated_taint
+from extender.multicluster.budget import charge
 from extender.multicluster.model import (
     PROVIDER_FIELD,
     REGION_FIELD,
@@ -79,34 +79,35 @@ def _match_zones(req: FieldRequirement, zones: Sequence[str]) -> bool:
     return False
 
 
-def _match_fields(reqs: Sequence[FieldRequirement], cluster: Cluster) -> bool:
-    others = []
-    for req in reqs:
-        if req.key == ZONE_FIELD:
-            if not _match_zones(req, cluster.zones):
-                return False
-        else:
-            others.append({"key": req.key, "operator": req.operator, "values": list(req.values)})
-    if not others:
+def _match_fields(affinity: ClusterAffinity, cluster: Cluster) -> bool:
+    for req in affinity.field_selector or ():
+        if req.key == ZONE_FIELD and not _match_zones(req, cluster.zones):
+            return False
+    if affinity.field_nodes is None:
         return True
     fields: dict[str, str] = {}
     if cluster.provider:
         fields[PROVIDER_FIELD] = cluster.provider
     if cluster.region:
         fields[REGION_FIELD] = cluster.region
-    # A requirement upstream's NodeSelectorRequirementsAsSelector rejects makes the term never match.
-    return compile_node_selector([{"matchExpressions": others}]).matches(fields, "")
+    return affinity.field_nodes.matches(fields, "")
 
 
 def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
     """Upstream ``util.ClusterMatches``: does ``cluster`` satisfy every part of ``affinity``."""
-    if cluster.name in affinity.exclude or affinity.matches_nothing:
+    charge(2 * (1 + len(affinity.field_selector or ()) + _label_terms(affinity)), "matching clusters to affinities")
+    if cluster.name in affinity.excluded or affinity.matches_nothing:
         return False
     if affinity.label_selector is not None and not affinity.label_selector.matches(cluster.labels):
         return False
-    if affinity.field_selector is not None and not _match_fields(affinity.field_selector, cluster):
+    if affinity.field_selector is not None and not _match_fields(affinity, cluster):
         return False
-    return not affinity.cluster_names or cluster.name in affinity.cluster_names
+    return not affinity.cluster_names or cluster.name in affinity.names
+
+
+def _label_terms(affinity: ClusterAffinity) -> int:
+    selector = affinity.label_selector
+    return len(selector.requirements) if selector is not None else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +176,7 @@ class TaintToleration:
         """Skip clusters already scheduled to; otherwise report the first untolerated taint."""
         if ctx.binding.target_contains(cluster.name):
             return None
+        charge(len(cluster.taints) * len(ctx.placement.tolerations), "checking taints against tolerations")
         taint = find_untolerated_taint(cluster.taints, ctx.placement.tolerations, _FILTER_EFFECTS)
         return None if taint is None else f"cluster(s) had untolerated taint {{{taint}}}"
 
@@ -224,7 +226,7 @@ class ClusterEviction:
 
     def filter(self, ctx: FilterContext, cluster: Cluster) -> str | None:
         """Reject the source cluster of any graceful eviction task."""
-        if any(task.from_cluster == cluster.name for task in ctx.binding.eviction_tasks):
+        if ctx.binding.evicting_from(cluster.name):
             return self.REASON
         return None
 
@@ -251,6 +253,7 @@ def run_filters(ctx: FilterContext, clusters: Sequence[Cluster],
     for cluster in clusters:
         if cluster.deleting:
             continue
+        charge(2 * len(plugins), "filtering clusters")
         found = [reason for plugin in plugins if (reason := plugin.filter(ctx, cluster)) is not None]
         if found:
             reasons[cluster.name] = found

@@ -29,7 +29,13 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from extender.kube.quantity import QuantityError, decode_quantity
-from extender.kube.selectors import LabelSelector, SelectorError, compile_label_selector
+from extender.kube.selectors import (
+    LabelSelector,
+    NodeSelector,
+    SelectorError,
+    compile_label_selector,
+    compile_node_selector,
+)
 from extender.kube.taints import Taint, TaintError, Toleration, parse_taints, parse_tolerations
 from extender.multicluster.goquantity import GoQuantity, parse_go_quantity
 
@@ -123,6 +129,12 @@ def _str(obj: object, path: str) -> str:
     if not isinstance(obj, str):
         raise ModelError(f"{path}: expected a string, got {_type_name(obj)}")
     return obj
+
+
+def _kind(root: Mapping[str, Any], prefix: str) -> str | None:
+    """An object's ``kind``: None when absent, else a string (anything else is refused by name)."""
+    kind = root.get("kind")
+    return None if kind is None else _str(kind, f"{prefix}kind")
 
 
 def _int(obj: object, path: str, *, low: int = -(2**31), high: int = INT32_MAX) -> int:
@@ -327,6 +339,20 @@ class ClusterAffinity:
     exclude: tuple[str, ...] = ()
     #: A label selector that does not compile: upstream's ClusterMatches matches no cluster.
     matches_nothing: bool = False
+    # Derived once, so that matching a cluster costs the same however many names the lists hold.
+    names: frozenset[str] = field(init=False, repr=False, compare=False)
+    excluded: frozenset[str] = field(init=False, repr=False, compare=False)
+    #: The field requirements on provider and region as a node selector over those fields (None: none).
+    field_nodes: NodeSelector | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", frozenset(self.cluster_names))
+        object.__setattr__(self, "excluded", frozenset(self.exclude))
+        others = [{"key": req.key, "operator": req.operator, "values": list(req.values)}
+                  for req in self.field_selector or () if req.key != ZONE_FIELD]
+        # A requirement upstream's NodeSelectorRequirementsAsSelector rejects makes the term never match.
+        object.__setattr__(self, "field_nodes",
+                           compile_node_selector([{"matchExpressions": others}]) if others else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -640,8 +666,8 @@ def parse_placement(obj: object, *, path: str = "placement") -> Placement:
 def parse_placement_source(obj: Mapping[str, Any], *, path: str = "") -> Placement:
     """A placement from a (Cluster)PropagationPolicy, a ResourceBinding or a bare placement object."""
     root = _map(obj, path or "policy")
-    kind = root.get("kind")
     prefix = f"{path}." if path else ""
+    kind = _kind(root, prefix)
     if kind in _POLICY_KINDS or kind in _BINDING_KINDS:
         spec = _map(root.get("spec"), f"{prefix}spec")
         if spec.get("placement") is None:
@@ -701,6 +727,20 @@ class ResourceBinding:
     last_scheduled_time: datetime | None = None
     name: str = ""
     namespace: str = ""
+    # Derived once: the filters ask these of every cluster.
+    _first_replicas: dict[str, int] = field(init=False, repr=False, compare=False)
+    _evicted_from: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first: dict[str, int] = {}
+        for target in self.clusters:
+            first.setdefault(target.name, target.replicas)
+        object.__setattr__(self, "_first_replicas", first)
+        object.__setattr__(self, "_evicted_from", frozenset(task.from_cluster for task in self.eviction_tasks))
+
+    def evicting_from(self, cluster: str) -> bool:
+        """The cluster is the source of a graceful eviction task."""
+        return cluster in self._evicted_from
 
     @property
     def is_workload(self) -> bool:
@@ -709,21 +749,18 @@ class ResourceBinding:
 
     def target_contains(self, cluster: str) -> bool:
         """Upstream ``ResourceBindingSpec.TargetContains``."""
-        return any(t.name == cluster for t in self.clusters)
+        return cluster in self._first_replicas
 
     def assigned_replicas_for(self, cluster: str) -> int:
         """Upstream ``AssignedReplicasForCluster``: the first entry's replicas, 0 when absent."""
-        for t in self.clusters:
-            if t.name == cluster:
-                return t.replicas
-        return 0
+        return self._first_replicas.get(cluster, 0)
 
 
 def parse_binding(obj: Mapping[str, Any], *, path: str = "") -> ResourceBinding:
     """Build a :class:`ResourceBinding` from a ``work.karmada.io/v1alpha2`` (Cluster)ResourceBinding."""
     root = _map(obj, path or "ResourceBinding")
     prefix = f"{path}." if path else ""
-    kind = root.get("kind")
+    kind = _kind(root, prefix)
     if kind is not None and kind not in _BINDING_KINDS:
         raise ModelError(f"{prefix}kind: expected ResourceBinding or ClusterResourceBinding, got {kind!r}")
     meta = _map(root.get("metadata"), f"{prefix}metadata")

@@ -27,11 +27,13 @@ A Duplicated group in which no cluster can hold all replicas scores 0, as upstre
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from extender.multicluster.budget import WorkLimitError, charge
 from extender.multicluster.model import (
     DIVIDED,
     DUPLICATED,
@@ -169,6 +171,7 @@ def group_clusters(scores: Mapping[str, int], clusters: Sequence[Cluster], bindi
                    placement: Placement, calculator: Calculator,
                    tiers: Mapping[str, int] | None = None) -> GroupClusters:
     """Upstream ``GroupClustersWithScore``."""
+    charge(len(clusters), "grouping clusters")
     available = calculator(clusters, binding)
     details = [
         ClusterDetail(c, scores.get(c.name, 0), a.replicas + binding.assigned_replicas_for(a.name),
@@ -198,23 +201,27 @@ def group_clusters(scores: Mapping[str, int], clusters: Sequence[Cluster], bindi
 
 
 def _select_by_available(candidates: list[ClusterDetail], need_count: int, need_replicas: int) -> list[ClusterDetail]:
-    """Upstream ``selectClustersByAvailableResource``."""
+    """Upstream ``selectClustersByAvailableResource``: from the last chosen cluster backwards, swap each one
+    for the first leftover cluster with the most available replicas, if that is more, until the chosen ones
+    hold ``need_replicas``.
+
+    Upstream rescans the leftovers and re-adds the chosen ones for every swap; a running sum and a heap of
+    the leftovers (most available first, then the earliest position) give the same swaps in O(n log n).
+    """
     chosen = candidates[:need_count]
     rest = candidates[need_count:]
-
-    def enough() -> bool:
-        return sum(c.available for c in chosen) >= need_replicas
-
+    held = sum(c.available for c in chosen)
+    best_rest = [(-c.available, i) for i, c in enumerate(rest)]
+    heapq.heapify(best_rest)
     index = len(chosen) - 1
-    while not enough() and index >= 0:
-        best, best_available = -1, chosen[index].available
-        for i, c in enumerate(rest):
-            if best_available < c.available:
-                best, best_available = i, c.available
-        if best != -1:
-            chosen[index], rest[best] = rest[best], chosen[index]
+    while held < need_replicas and index >= 0:
+        if best_rest and -best_rest[0][0] > chosen[index].available:
+            _, position = best_rest[0]
+            held += rest[position].available - chosen[index].available
+            chosen[index], rest[position] = rest[position], chosen[index]
+            heapq.heapreplace(best_rest, (-rest[position].available, position))
         index -= 1
-    return chosen if enough() else []
+    return chosen if held >= need_replicas else []
 
 
 def _by_cluster(constraint: SpreadConstraint, info: GroupClusters, need_replicas: int) -> list[Cluster]:
@@ -248,8 +255,11 @@ class _Path:
     value: int
 
 
-#: Search steps allowed in the region search; upstream has no bound (many regions could hang it).
+#: Search steps allowed in the region search even without a work budget; upstream has no bound (many
+#: regions could hang it).
 MAX_SEARCH_STEPS: Final = 2_000_000
+#: Budget steps one step of the region search costs (it builds and compares paths).
+_SEARCH_STEP_COST: Final = 20
 
 
 def _find_feasible_paths(groups: list[GroupInfo], min_c: int, max_c: int, target: int) -> list[_Path]:
@@ -261,9 +271,10 @@ def _find_feasible_paths(groups: list[GroupInfo], min_c: int, max_c: int, target
 
     def dfs(total: int, begin: int) -> None:
         steps[0] += 1
+        charge(_SEARCH_STEP_COST, f"the search over combinations of {len(groups)} regions, up to {max_c} at a time")
         if steps[0] > MAX_SEARCH_STEPS:
-            raise SelectError(f"too many region combinations to search ({len(groups)} regions, up to {max_c} "
-                              "at a time); lower the region maxGroups")
+            raise WorkLimitError(f"too many region combinations to search ({len(groups)} regions, up to {max_c} "
+                                 "at a time); lower the region maxGroups")
         if total >= target and min_c <= len(stack) <= max_c:
             counter[0] += 1
             chosen = sorted(stack, key=lambda g: (-g.weight, g.name))

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from extender.cluster.dump import DumpError, read_text_objects
+from extender.multicluster.budget import WorkBudget, bounded
 from extender.multicluster.model import Cluster, ModelError, parse_binding, parse_cluster, parse_placement_source
+from extender.multicluster.routes import PlacementLimits
 from extender.multicluster.scheduler import schedule
 from extender.ui.whatif import WhatIfError, yaml_problem
 
@@ -29,8 +31,9 @@ def cluster_summary(cluster: Cluster) -> dict[str, Any]:
             "deleting": cluster.deleting}
 
 
-def place(text: str, members: Sequence[Cluster]) -> dict[str, Any]:
-    """Place the binding of a YAML text; WhatIfError for a text that does not hold one readable binding."""
+def place(text: str, members: Sequence[Cluster], limits: PlacementLimits | None = None) -> dict[str, Any]:
+    """Place the binding of a YAML text; WhatIfError for a text that does not hold one readable binding, and
+    WorkLimitError past the placement's budget (``limits``, as ``POST /multicluster/schedule``'s)."""
     if len(text.encode()) > MAX_YAML_BYTES:
         raise WhatIfError(f"binding: the YAML is larger than {MAX_YAML_BYTES} bytes")
     try:
@@ -56,7 +59,11 @@ def place(text: str, members: Sequence[Cluster]) -> dict[str, Any]:
     if not clusters:
         raise WhatIfError("clusters: no member clusters: start the service with --member-clusters FILE, or add "
                           "Cluster objects to the YAML")
-    result = schedule(clusters, binding, placement)
+    if limits is not None and len(clusters) > limits.max_clusters:
+        raise WhatIfError(f"clusters: {len(clusters)} clusters exceed the limit of {limits.max_clusters} per "
+                          "placement (--max-placement-clusters)")
+    with bounded(WorkBudget(limits.work_steps, limits.seconds) if limits is not None else None):
+        result = schedule(clusters, binding, placement)
     replicas = {t.name: t.replicas for t in result.clusters}
     rows = []
     for cluster in sorted(clusters, key=lambda c: c.name):

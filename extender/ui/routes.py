@@ -23,7 +23,9 @@ from extender.api.explain_routes import ExplainWorker, overloaded, problem
 from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.cluster.snapshot import Snapshot
 from extender.engine.explain import PodNotFound, choose_framework, explain, find_cached
+from extender.multicluster.budget import WorkLimitError
 from extender.multicluster.model import Cluster
+from extender.multicluster.routes import PlacementLimits, WorkRunner
 from extender.ui.assets import Assets
 from extender.ui.devices import device_choices
 from extender.ui.facts import nodes_overview, pending_list
@@ -58,8 +60,11 @@ def _has_claims(raw_pod: Mapping[str, Any]) -> bool:
 
 
 def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequence[Cluster]], *,
-                    max_body_bytes: int, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> APIRouter:
-    """The page, its files and its API, computing through ``worker`` (the explain routes' own)."""
+                    max_body_bytes: int, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
+                    placer: WorkRunner | None = None, placement_limits: PlacementLimits | None = None) -> APIRouter:
+    """The page, its files and its API, computing through ``worker`` (the explain routes' own); placements
+    run on ``placer`` (the service's placement thread, never the engine) under ``placement_limits``."""
+    placements: WorkRunner = placer or worker.runner
     router = APIRouter()
     assets = Assets()
     scheduler = worker.scheduler
@@ -197,9 +202,11 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
         if not isinstance(text, str):
             return problem(400, "yaml: expected the ResourceBinding's YAML as a string")
         try:
-            answer = await worker.read(place, text, member_clusters())
+            answer = await placements.request(place, text, member_clusters(), placement_limits)
         except WhatIfError as err:
             return JSONResponse(err.as_dict(), status_code=400)
+        except WorkLimitError as err:
+            return problem(422, f"{err} (--placement-work-limit)")
         except Exception as err:
             return overloaded(err)
         return JSONResponse(answer)

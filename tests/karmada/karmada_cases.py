@@ -5,6 +5,9 @@ Placement, "binding": ResourceBinding}`` as Karmada's JSON, before webhook defau
 is deterministic; each seed draws one of :data:`CATEGORIES` (``seed % len``) so that any run of
 consecutive seeds covers them all, then randomises the rest (taints with and without tolerations,
 resource models, spread constraints, previous ``spec.clusters``, eviction tasks, affinity terms...).
+The ``huge`` category sends fleets of hundreds to 2,000 clusters, or up to 2 million replicas, with
+capacities to match (Karmada's own divider hands seats out one at a time, so a case costs it about a
+second per million replicas; ours divides in bulk).
 
 No dependency on ``extender``: ``python tests/karmada/karmada_cases.py --seed 7`` prints one case.
 """
@@ -36,6 +39,7 @@ CATEGORIES: Final = (
     "taints",
     "non_workload",
     "invalid",
+    "huge",
 )
 
 _REGIONS: Final = ("r-east", "r-west", "r-north")
@@ -77,6 +81,13 @@ def _summary(rng: random.Random) -> dict[str, Any] | None:
     if rng.random() < 0.3:
         summary["allocating"] = {"cpu": _quantity_cpu(rng, 0, 4), "pods": str(rng.randint(0, 5))}
     return summary
+
+
+def _huge_summary(rng: random.Random) -> dict[str, Any]:
+    """Room for millions of replicas (or for none: a few clusters are full)."""
+    pods = rng.choice((0, 110, 10**6, 10**7, 2**31 - 1))
+    return {"allocatable": {"cpu": rng.choice(("100000", "10000000", "64")),
+                            "memory": rng.choice(("1000Ti", "100Pi", "256Gi")), "pods": str(pods)}}
 
 
 def _resource_models(rng: random.Random, summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -135,7 +146,7 @@ def _cluster(rng: random.Random, name: str, category: str) -> dict[str, Any]:
     if rng.random() < 0.92:
         status["apiEnablements"] = [{"groupVersion": "apps/v1", "resources": kinds},
                                     {"groupVersion": "v1", "resources": [{"name": "configmaps", "kind": "ConfigMap"}]}]
-    summary = _summary(rng)
+    summary = _summary(rng) if category != "huge" else _huge_summary(rng)
     models_chance = 0.8 if category == "resource_models" else 0.1
     if summary is not None and rng.random() < models_chance:
         spec["resourceModels"] = _resource_models(rng, summary)
@@ -195,6 +206,14 @@ def _tolerations(rng: random.Random, category: str) -> list[dict[str, Any]] | No
 
 
 def _replica_scheduling(rng: random.Random, category: str, names: list[str]) -> dict[str, Any] | None:
+    if category == "huge":
+        category = rng.choice(("static_weight", "static_weight", "dynamic_weight", "aggregated", "duplicated"))
+        if category == "static_weight":
+            rules = [{"targetCluster": _affinity(rng, names, nonempty=True),
+                      "weight": rng.choice((1, 2, 5, 1000, rng.randint(1, 2**31), rng.randint(1, 2**62)))}
+                     for _ in range(rng.randint(1, 4))]
+            return {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                    "weightPreference": {"staticWeightList": rules}}
     if category in ("duplicated",):
         return rng.choice((None, {"replicaSchedulingType": "Duplicated"}))
     if category == "static_weight":
@@ -341,6 +360,9 @@ def generate(seed: int) -> dict[str, Any]:
     # Beyond 12 clusters Go's sort.Sort leaves equal capacities in pdqsort's order, not a stable one.
     roll = rng.random()
     count = rng.randint(13, 24) if roll < 0.1 else rng.randint(0, 12) if roll < 0.4 else rng.randint(2, 8)
+    many = category == "huge" and rng.random() < 0.5
+    if many:
+        count = rng.randint(100, 2000) if rng.random() < 0.15 else rng.randint(100, 600)
     names = [f"member{i}" for i in range(1, count + 1)]
     rng.shuffle(names)
     clusters = [_cluster(rng, name, category) for name in names]
@@ -384,6 +406,10 @@ def generate(seed: int) -> dict[str, Any]:
 
     replicas = rng.choice((1, 2, 3, 5, 7, 10, 13, 20, 31, 64, 100, 1000, 5000) if rng.random() < 0.2
                           else (1, 2, 3, 5, 7, 10, 13, 20, 31))
+    if category == "huge":
+        # Many clusters with up to 100,000 replicas, or a few clusters with up to 2 million.
+        replicas = (rng.randint(count, 100_000) if many
+                    else rng.randint(10**5, 2 * 10**6) if rng.random() < 0.15 else rng.randint(10**5, 10**6))
     if category in ("zero_replicas", "non_workload"):
         replicas = 0
     resource = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web",

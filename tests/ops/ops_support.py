@@ -256,3 +256,51 @@ def metric_value(text: str, name: str, **labels: str) -> float:
         if all(found.get(k, "").strip('"') == v for k, v in labels.items()):
             total += float(value)
     return total
+
+
+# --------------------------------------------------------------------------- sockets and figures
+
+
+def probe(port: int, path: str, *, timeout: float = 5.0, context: ssl.SSLContext | None = None) -> float:
+    """Seconds for one GET on a fresh connection (as kubelet probes), status 200 required."""
+    import socket
+
+    started = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as raw:
+        sock = context.wrap_socket(raw, server_hostname="127.0.0.1") if context is not None else raw
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    elapsed = time.perf_counter() - started
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    return elapsed
+
+
+def open_fds(pid: int) -> int:
+    """File descriptors the process holds open now."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def raise_fd_limit(wanted: int) -> int:
+    """Raise this process's descriptor limit towards ``wanted`` (up to the hard limit); the limit now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return max(soft, target)
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    """Count, median, 99th percentile and maximum of latencies in seconds (reported in milliseconds)."""
+    ordered = sorted(values)
+    if not ordered:
+        return {"count": 0}
+    return {"count": len(ordered), "p50_ms": round(ordered[len(ordered) // 2] * 1e3, 1),
+            "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1e3, 1),
+            "max_ms": round(ordered[-1] * 1e3, 1)}

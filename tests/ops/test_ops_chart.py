@@ -113,6 +113,7 @@ def test_the_namespace_is_the_only_object_k8s_adds(helm: Path) -> None:
 @pytest.mark.parametrize("layout", ["sidecar", "standalone"])
 @pytest.mark.parametrize("sets", [(), ("bind=true",), ("bind=false",), ("replicas=3",),
                                   ("networkPolicy.healthFrom[0].podSelector.matchLabels.app=prometheus",),
+                                  ("extraArgs[0]=--host=127.0.0.1",),
                                   ("config.profiles[0].schedulerName=binpack",)])
 def test_every_rendering_exposes_no_verb_without_authentication(helm: Path, layout: str, sets: tuple[str, ...]) -> None:
     """Whatever the values, the verbs stay on loopback (sidecar) or behind mutual TLS (standalone), with the
@@ -122,26 +123,38 @@ def test_every_rendering_exposes_no_verb_without_authentication(helm: Path, layo
     assert checked and all(not found for found in checked.values()), checked
     lst = listener(extender_container(objects))
     assert lst.loopback_only if layout == "sidecar" else lst.mutual_tls
+    policy = one(objects, "NetworkPolicy")
+    for rule in policy["spec"]["ingress"]:
+        assert rule.get("from"), f"an ingress rule open to every source: {rule}"
     if layout == "standalone":
-        policy = one(objects, "NetworkPolicy")
         verbs_rule = next(r for r in policy["spec"]["ingress"] if r["ports"][0]["port"] == "extender")
         assert verbs_rule["from"], "the verbs port would be open to every source"
+    else:
+        assert all(p["port"] != "extender" for r in policy["spec"]["ingress"] for p in r["ports"])
 
 
 def test_defaults_per_layout(helm: Path) -> None:
-    """Sidecar: 1 replica, the extender binds (bindVerb and the grant). Standalone: 2 replicas, kube-scheduler
-    binds (no grant), a Service, a PodDisruptionBudget and a NetworkPolicy."""
+    """Sidecar: 1 replica, the extender binds (bindVerb and the grant), a NetworkPolicy closing every port to all
+    but the node. Standalone: 2 replicas, kube-scheduler binds (no grant), a Service, a PodDisruptionBudget and a
+    NetworkPolicy admitting kube-scheduler to the verbs and no one but the node to the health port."""
     sidecar = render(helm, layout="sidecar")
     assert one(sidecar, "Deployment")["spec"]["replicas"] == 1
     config = yaml.safe_load(one(sidecar, "ConfigMap", "-config")["data"]["config.yaml"])
     assert config["extenders"][0]["bindVerb"] == "bind"
     assert one(sidecar, "ClusterRole", "-binder")["rules"] == [
         {"apiGroups": [""], "resources": ["pods/binding"], "verbs": ["create"]}]
-    assert not [o for o in sidecar if o["kind"] in ("Service", "NetworkPolicy", "PodDisruptionBudget")]
+    assert not [o for o in sidecar if o["kind"] in ("Service", "PodDisruptionBudget")]
+    assert one(sidecar, "NetworkPolicy")["spec"]["ingress"] == []
+    scraped = one(render(helm, "networkPolicy.healthFrom[0].podSelector.matchLabels.app=prometheus",
+                         layout="sidecar"), "NetworkPolicy")["spec"]["ingress"]
+    assert scraped == [{"from": [{"podSelector": {"matchLabels": {"app": "prometheus"}}}],
+                        "ports": [{"port": "health", "protocol": "TCP"}, {"port": "scheduler", "protocol": "TCP"}]}]
     standalone = render(helm)
     assert one(standalone, "Deployment")["spec"]["replicas"] == 2
     assert not [o for o in standalone if o["metadata"]["name"].endswith("-binder")]
     assert {o["kind"] for o in standalone} >= {"Service", "NetworkPolicy", "PodDisruptionBudget"}
+    rules = one(standalone, "NetworkPolicy")["spec"]["ingress"]
+    assert [p["port"] for r in rules for p in r["ports"]] == ["extender"], "the health port is open by default"
     bound = render(helm, "bind=true")
     assert one(bound, "ClusterRoleBinding", "-binder")["subjects"][0]["name"] == one(bound, "ServiceAccount")[
         "metadata"]["name"]
@@ -215,6 +228,10 @@ def test_profiles_become_the_extenders_configuration(helm: Path, tmp_path: Path)
     (("layout=hybrid",), "at '/layout': value must be one of 'sidecar', 'standalone'"),
     (("healthPort=8888",), "port and healthPort must differ"),
     (("networkPolicy.schedulers=null",), "networkPolicy.schedulers must name who may call the verbs"),
+    (("layout=sidecar", "extraArgs[0]=--host=0.0.0.0"), "--host=0.0.0.0 would serve the verbs on the pod's address"),
+    (("layout=sidecar", "extraArgs[0]=--log-level=debug", "extraArgs[1]=--host", "extraArgs[2]=10.1.2.3"),
+     "--host=10.1.2.3 would serve the verbs on the pod's address without mutual TLS"),
+    (("extraArgs[0]=--host=0.0.0.0", "extraArgs[1]=--client-ca-file="), "with a TLS flag emptied"),
     (("replica=3",), "additional properties 'replica' not allowed"),
     (("bind=maybe",), "at '/bind': got string, want null or boolean"),
     (("scheduler.extender.httpTimeout=5",), "at '/scheduler/extender/httpTimeout': got number, want string"),

@@ -1,10 +1,17 @@
-"""Robustness against generated requests: no 5xx and no crash, whatever the body.
+"""Robustness against generated requests: no 5xx, no traceback, and every refusal says why, whatever the body.
 
 Schemathesis generates requests from the app's own OpenAPI document (positive and negative cases, every
-operation, thousands in all) and calls the ASGI app in-process, on the demo cluster with the example
-configuration's two profiles. A structure-aware fuzzer then mutates the README's real filter, prioritize,
-preempt and bind bodies (any subtree replaced by any JSON value), which reaches deep into the engine where
-schema-generated junk does not.
+operation, thousands in all) and calls the ASGI app in-process, on the demo cluster with three profiles (the
+example configuration's default-scheduler and binpack, and the 0-10 era's ``legacy`` preset) and the example
+Karmada member clusters. A structure-aware fuzzer then mutates real bodies of every verb (filter, prioritize,
+bind, preempt, explain, multi-cluster schedule) on every profile (any subtree replaced by any JSON value,
+numbers past a double's range included), which reaches deep into the engine where schema-generated junk does
+not; the same mutations go to a real ``extender serve`` over one keep-alive connection, whose log must hold
+no traceback.
+
+Sizes: ``EXTENDER_FUZZ_CASES`` schema cases per operation and mode (default 600) and
+``EXTENDER_FUZZ_MUTATIONS`` mutations (default 3000, in-process), a few minutes on 2 cores;
+``EXTENDER_FUZZ_MUTATIONS=40000 python -m pytest tests/ops/test_ops_fuzz.py -k mutated -s`` is the long run.
 
 The OpenAPI document is used as served, with two adjustments made here and nowhere else: request-body
 schemas' ``$defs`` are hoisted into ``components/schemas`` (see test_request_body_refs_resolve, a product
@@ -16,7 +23,9 @@ from __future__ import annotations
 import collections
 import copy
 import json
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,21 +41,41 @@ from starlette.testclient import TestClient
 
 from extender.api.app import create_app
 from extender.cli import build_scheduler
+from extender.multicluster.dump import load_clusters
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "requests"
-CONFIG = REPO / "config" / "extender.yaml"
+MULTICLUSTER = REPO / "config" / "multicluster"
 UNKNOWN_PROFILE = "no-such-profile"
-# Per operation and mode (11 operations, positive and negative): ~6,000 cases; with the mutations about a
-# minute on 2 cores. Raise them by environment for a longer soak.
+# Per operation and mode (positive and negative): thousands of cases; with the mutations a few minutes on 2
+# cores. Raise them by environment for a longer soak.
 CASES = int(os.environ.get("EXTENDER_FUZZ_CASES", "600"))
-MUTATIONS = int(os.environ.get("EXTENDER_FUZZ_MUTATIONS", "1500"))
+MUTATIONS = int(os.environ.get("EXTENDER_FUZZ_MUTATIONS", "3000"))
+PROCESS_MUTATIONS = int(os.environ.get("EXTENDER_FUZZ_PROCESS_MUTATIONS", "400"))
+
+
+def config_file() -> Path:
+    """The example configuration's two profiles plus the 0-10 era's preset, written next to this module's
+    other generated files (a temporary file: pytest's tmp_path is not available at import)."""
+    import tempfile
+
+    import yaml
+
+    config = yaml.safe_load((REPO / "config" / "extender.yaml").read_text())
+    config["profiles"].append({"schedulerName": "legacy", "preset": "legacy"})
+    path = Path(tempfile.mkdtemp(prefix="extender-fuzz-")) / "extender.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+CONFIG = config_file()
 
 
 def make_app() -> FastAPI:
-    """The service on the demo cluster with the example configuration (profiles default-scheduler, binpack)."""
+    """The service on the demo cluster with profiles default-scheduler, binpack and legacy, and the example
+    Karmada member clusters."""
     scheduler, _ = build_scheduler(None, str(CONFIG))
-    return create_app(scheduler)
+    return create_app(scheduler, member_clusters=load_clusters(str(MULTICLUSTER / "clusters.yaml")))
 
 
 def _refs(node: Any) -> set[str]:
@@ -145,12 +174,23 @@ def test_generated_requests_reached_every_operation_and_outcome() -> None:
 
 # --------------------------------------------------------------------------- structure-aware mutations
 
+RAW = "\x00raw:"  # a string starting so stands for JSON text written as is (numbers no double holds)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False) | st.text(max_size=12) | st.sampled_from(["", "1", "-1", "1e309", "100Mi", "0.5"]),
+    | st.floats(allow_nan=False) | st.text(max_size=12) | st.sampled_from(["", "1", "-1", "1e309", "100Mi", "0.5"])
+    | st.sampled_from([f"{RAW}1e999", f"{RAW}-1e400", f"{RAW}1E+99999", f"{RAW}123456789012345678901234567890",
+                       f"{RAW}-0.0", f"{RAW}2147483648", f"{RAW}9223372036854775808"]),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
     max_leaves=8,
 )
+
+
+def encode(body: Any) -> bytes:
+    """JSON text of a mutated body, the raw stand-ins written as they are."""
+    import re
+
+    text = json.dumps(body)
+    return re.sub(r'"\\u0000raw:([^"]*)"', r"\1", text).encode()
 
 
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -176,6 +216,8 @@ def _replace(document: Any, path: tuple[Any, ...], value: Any) -> Any:
 
 
 def _bodies() -> dict[str, Any]:
+    import yaml
+
     filter_body = json.loads((EXAMPLES / "filter.json").read_text())
     pod = filter_body["Pod"]
     full = dict(filter_body, NodeNames=None,
@@ -185,37 +227,90 @@ def _bodies() -> dict[str, Any]:
     pod_rich = copy.deepcopy(pod)
     pod_rich["spec"].update(
         tolerations=[{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}],
-        affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a"]}]}]}}},
+        affinity={"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 5, "preference": {"matchExpressions": [
+                    {"key": "disktype", "operator": "In", "values": ["ssd"]}]}}]}},
         initContainers=[{"name": "init", "image": "x", "resources": {"requests": {"cpu": "1"}}}],
         overhead={"cpu": "100m"}, nodeSelector={"kubernetes.io/os": "linux"},
     )
     pod_rich["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}]
+    pod_rich["status"] = {"phase": "Pending", "containerStatuses": [{"name": "web", "resources": {}}]}
+    prioritize = json.loads((EXAMPLES / "prioritize.json").read_text())
+    preempt = {"Pod": pod_rich, "NodeNameToMetaVictims": {"zone-a-01": {"Pods": [{"UID": "x"}],
+                                                                        "NumPDBViolations": 0}}}
+    clusters = yaml.safe_load((MULTICLUSTER / "clusters.yaml").read_text())["items"]
+    placement = {"binding": yaml.safe_load((MULTICLUSTER / "binding.yaml").read_text()),
+                 "policy": yaml.safe_load((MULTICLUSTER / "policy-static.yaml").read_text()),
+                 "clusters": clusters}
     return {
-        "filter": filter_body,
-        "filter-full-nodes": full,
-        "filter-rich-pod": dict(filter_body, Pod=pod_rich),
-        "prioritize": json.loads((EXAMPLES / "prioritize.json").read_text()),
-        "bind": json.loads((EXAMPLES / "bind.json").read_text()),
-        "preempt": {"Pod": pod_rich, "NodeNameToMetaVictims": {"zone-a-01": {"Pods": [{"UID": "x"}],
-                                                                             "NumPDBViolations": 0}}},
+        "filter": ("/filter", filter_body),
+        "filter-full-nodes": ("/filter", full),
+        "filter-rich-pod": ("/profiles/binpack/filter", dict(filter_body, Pod=pod_rich)),
+        "filter-legacy": ("/profiles/legacy/filter", dict(filter_body, Pod=pod_rich)),
+        "filter-legacy-full-nodes": ("/profiles/legacy/filter", dict(full, Pod=pod_rich)),
+        "prioritize": ("/prioritize", prioritize),
+        "prioritize-rich-pod": ("/prioritize", dict(prioritize, Pod=pod_rich)),
+        "prioritize-legacy": ("/profiles/legacy/prioritize", dict(prioritize, Pod=pod_rich)),
+        "bind": ("/bind", json.loads((EXAMPLES / "bind.json").read_text())),
+        "bind-legacy": ("/profiles/legacy/bind", json.loads((EXAMPLES / "bind.json").read_text())),
+        "preempt": ("/preempt", preempt),
+        "preempt-legacy": ("/profiles/legacy/preempt", preempt),
+        "explain": ("/explain", {"pod": pod_rich, "nodes": ["zone-a-01", "zone-b-04"]}),
+        "explain-filter-body": ("/profiles/legacy/explain", dict(full, Pod=pod_rich)),
+        "multicluster": ("/multicluster/schedule", placement),
+        "multicluster-fleet": ("/multicluster/schedule", {"binding": placement["binding"],
+                                                          "policy": placement["policy"]}),
     }
 
 
 BODIES = _bodies()
-ROUTES = {"filter": "/filter", "filter-full-nodes": "/filter", "filter-rich-pod": "/profiles/binpack/filter",
-          "prioritize": "/prioritize", "bind": "/bind", "preempt": "/preempt"}
+
+
+def refusal_says_why(status: int, text: str) -> bool:
+    """A 4xx answer carries a message: the verbs' ``Error``, placement's ``error``, FastAPI's ``detail``."""
+    if status < 400:
+        return True
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return bool(text.strip())
+    return isinstance(body, dict) and any(body.get(key) for key in ("Error", "error", "detail"))
+
+
+class Tracebacks(logging.Handler):
+    """Collects log records that carry an exception (a traceback) or are errors."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def tracebacks() -> Iterator[Tracebacks]:
+    handler = Tracebacks()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> tuple[str, Any]:
-    """A real request body with one to three subtrees replaced by arbitrary JSON."""
+def mutated(draw: st.DrawFn) -> tuple[str, str, bytes]:
+    """A real request body with one to three subtrees replaced by arbitrary JSON: (name, path, body text)."""
     name = draw(st.sampled_from(sorted(BODIES)))
-    body = BODIES[name]
+    route, body = BODIES[name]
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(_paths(body)))
         body = _replace(body, path, draw(JSON_VALUES))
-    return name, body
+    return name, route, encode(body)
 
 
 @pytest.fixture(scope="module")
@@ -224,17 +319,62 @@ def client() -> TestClient:
     return TestClient(make_app(), raise_server_exceptions=True)
 
 
-def test_mutated_real_bodies_get_no_server_error(client: TestClient) -> None:
-    """Real bodies with random subtrees replaced: never a 5xx, never an exception out of the app."""
+def test_mutated_real_bodies_get_no_server_error(client: TestClient, tracebacks: Tracebacks) -> None:
+    """Real bodies of every verb and profile with random subtrees replaced: never a 5xx, never an exception
+    out of the app, never a logged traceback, and every refusal says why."""
+    outcomes: collections.Counter[tuple[str, int]] = collections.Counter()
+    bad: list[str] = []
 
     @given(mutated())
     @settings(max_examples=MUTATIONS, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    def check(sample: tuple[str, Any]) -> None:
-        name, body = sample
-        response = client.post(ROUTES[name], content=json.dumps(body).encode(),
-                               headers={"content-type": "application/json"})
-        assert response.status_code < 500, f"{name}: {json.dumps(body)[:800]} -> {response.text}"
+    def check(sample: tuple[str, str, bytes]) -> None:
+        name, route, body = sample
+        response = client.post(route, content=body, headers={"content-type": "application/json"})
+        outcomes[(name, response.status_code)] += 1
+        if response.status_code >= 500 or not refusal_says_why(response.status_code, response.text):
+            bad.append(f"{name}: {body[:800]!r} -> {response.status_code} {response.text[:300]}")
 
     check()
+    total = sum(outcomes.values())
+    server_errors = sum(count for (_, code), count in outcomes.items() if code >= 500)
+    print(f"\n{total} mutated requests: {server_errors} answered 5xx; by body and status:")
+    for (name, code), count in sorted(outcomes.items()):
+        print(f"  {name:28} {code} x{count}")
+    assert not bad, f"{len(bad)} bad answers, e.g. {bad[:3]}"
+    assert not tracebacks.records, [r.getMessage() for r in tracebacks.records[:3]]
+    assert {name for name, _ in outcomes} == set(BODIES)
+    assert {name for name, code in outcomes if code == 200} == set(BODIES), "a body was never accepted"
     assert client.get("/healthz").status_code == 200
+
+
+def test_mutated_bodies_over_real_sockets_keep_the_connection_and_log_no_traceback(tmp_path: Path) -> None:
+    """The same mutations to a real ``extender serve`` over one keep-alive connection: no 5xx, the connection
+    is never dropped under the client (a 5xx would carry Connection: close), and the log holds no traceback
+    or error."""
+    import httpx
+    from ops_support import Service, running
+
+    samples: list[tuple[str, str, bytes]] = []
+
+    @given(mutated())
+    @settings(max_examples=PROCESS_MUTATIONS, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def collect(sample: tuple[str, str, bytes]) -> None:
+        samples.append(sample)
+
+    collect()
+    service = Service(tmp_path, ["--config", str(CONFIG), "--member-clusters", str(MULTICLUSTER / "clusters.yaml"),
+                                 "--log-level", "info"])
+    codes: collections.Counter[int] = collections.Counter()
+    with running(service), httpx.Client(base_url=service.url, timeout=30,
+                                        limits=httpx.Limits(max_connections=1)) as client:
+        for name, route, body in samples:
+            response = client.post(route, content=body, headers={"content-type": "application/json"})
+            codes[response.status_code] += 1
+            assert response.status_code < 500, (name, body[:500], response.text[:300])
+            assert refusal_says_why(response.status_code, response.text), (name, response.text[:300])
+        assert client.get("/healthz").text == "ok"
+        log = service.process.log_path.read_text() if service.process is not None else ""
+    print(f"\n{len(samples)} mutated requests over one connection: {dict(sorted(codes.items()))}")
+    assert "Traceback" not in log and '"exc"' not in log and '"level":"error"' not in log, log[-3000:]

@@ -238,14 +238,19 @@ def test_no_verb_is_reachable_without_authentication_beyond_loopback() -> None:
     assert policy["spec"]["podSelector"]["matchLabels"].items() <= standalone["metadata"]["labels"].items()
     assert policy["spec"]["policyTypes"] == ["Ingress"]
     ports = {p["name"]: p["containerPort"] for p in ext["ports"]}
+    opened_verbs = False
     for rule in policy["spec"]["ingress"]:
         assert rule.get("ports"), "an ingress rule without ports opens every port"
+        assert rule.get("from"), f"an ingress rule open to every source: {rule}"
         opened = {ports.get(p["port"], p["port"]) for p in rule["ports"]}
-        if listener(ext).port in opened:
-            assert rule.get("from"), "the verbs port is open to every source"
-            assert opened == {listener(ext).port}
-        else:
-            assert opened == {listener(ext).health_port}
+        assert opened in ({listener(ext).port}, {listener(ext).health_port}), opened
+        opened_verbs |= listener(ext).port in opened
+    assert opened_verbs, "kube-scheduler cannot reach the verbs"
+    # The sidecar's pod (its kube-scheduler included) admits no one but the node: kubelet's probes.
+    sidecar_policy = find("NetworkPolicy", "extender-scheduler")
+    sidecar_pod = find("Deployment", "extender-scheduler")["spec"]["template"]
+    assert sidecar_policy["spec"]["podSelector"]["matchLabels"].items() <= sidecar_pod["metadata"]["labels"].items()
+    assert sidecar_policy["spec"]["policyTypes"] == ["Ingress"] and sidecar_policy["spec"]["ingress"] == []
 
 
 def _mutated(folder: str, change: Any) -> list[Obj]:

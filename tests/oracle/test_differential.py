@@ -3,9 +3,10 @@ v1.36.3 and v1.37.2; ``ORACLE_VERSIONS`` narrows it, e.g. "1.37").
 
 For each release, generates ``ORACLE_SCENARIOS`` scenarios (default 200) from seed ``ORACLE_SEED``
 (default 0), plus ``ORACLE_PROFILE_SCENARIOS`` (default 100) that each come with a
-random profile, and ``ORACLE_DRA_SCORING_SCENARIOS`` (default 60) whose pod requests a
-DRA-backed extended resource under a profile that scores it, runs them through that release's Go oracle (one
-process) and through ``extender.engine.explain.explain_objects`` following that release, and compares every plugin
+random profile, ``ORACLE_DRA_SCORING_SCENARIOS`` (default 60) whose pod requests a
+DRA-backed extended resource under a profile that scores it, and ``ORACLE_PRIORITY_SCENARIOS`` (default
+100) whose pods have priorities and budgets, runs them through that release's Go oracle (one process) and
+through ``extender.engine.explain.explain_objects`` following that release, and compares every plugin
 the engine's profile enables: per node the filter verdict (Skip counts as Success)
 and reasons, feasibility, each score plugin's raw, normalized and weighted score,
 and the total. ``ORACLE_GATE_SCENARIOS`` (default 40) more run each release with the alpha gates that change a
@@ -31,7 +32,7 @@ from oracle_harness import (
     scenario_features,
     versions_to_test,
 )
-from scenarios import dra_scoring_profile, generate, generate_profile, requests_dra_backed_resource
+from scenarios import dra_scoring_profile, generate, generate_profile, has_priorities, requests_dra_backed_resource
 
 pytestmark = pytest.mark.oracle
 MAX_SHOWN = 5
@@ -66,7 +67,8 @@ def test_generator_is_deterministic() -> None:
     assert generate(11) != generate(12)
 
 
-def _run(version: str, with_profiles: bool, dra_scoring: bool = False, gates: dict[str, bool] | None = None) -> None:
+def _run(version: str, with_profiles: bool, dra_scoring: bool = False, gates: dict[str, bool] | None = None,
+         priorities: bool = False) -> None:
     _oracle_or_skip(version)
     try:
         import extender.engine.explain  # noqa: F401
@@ -76,7 +78,12 @@ def _run(version: str, with_profiles: bool, dra_scoring: bool = False, gates: di
     feats = scenario_features(spec, version=version)
     seeds: Iterable[int]
     profile_for: Callable[[int], Any] | None = generate_profile if with_profiles else None
-    if dra_scoring:
+    if priorities:
+        # Scenarios whose pods have priorities and budgets: preemption's dry run has victims to weigh.
+        base = env_int("ORACLE_SEED", 0) + 3_000_000
+        wanted = env_int("ORACLE_PRIORITY_SCENARIOS", 100)
+        seeds = list(islice((s for s in count(base) if has_priorities(generate(s, feats, version))), wanted))
+    elif dra_scoring:
         # Scenarios whose pod requests a DRA-backed extended resource, scored by a profile that counts
         # them in devices (too rare among random profiles to cover it well).
         base = env_int("ORACLE_SEED", 0) + 2_000_000
@@ -105,7 +112,8 @@ def _run(version: str, with_profiles: bool, dra_scoring: bool = False, gates: di
             break
         shown += 1
         feat_env = f"ORACLE_FEATURES={spec!r} " if spec else ""
-        flag = " --dra-scoring" if dra_scoring else " --profiles" if with_profiles else ""
+        flag = (" --dra-scoring" if dra_scoring else " --priorities" if priorities
+                else " --profiles" if with_profiles else "")
         flag += f" --version {version}"
         if gates:
             flag += " --feature-gates " + ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())
@@ -144,3 +152,11 @@ def test_engine_matches_upstream_with_alpha_gates(version: str) -> None:
     """With the release's alpha gates that change a default-profile plugin turned on (kube-scheduler's
     --feature-gates, the engine's featureGates), the default profile still agrees."""
     _run(version, with_profiles=False, gates=GATE_RUNS[version])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_preemption_and_the_whole_message_as_upstream(version: str) -> None:
+    """Scenarios with priorities and PodDisruptionBudgets: the release's kube-scheduler's own cycle,
+    DefaultPreemption's dry run included (victims, the node nominated, why preemption does not help), gives
+    explain's PodScheduled message, nomination and victims."""
+    _run(version, with_profiles=False, priorities=True)

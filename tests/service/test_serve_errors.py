@@ -19,9 +19,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_extender(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def run_extender(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "extender", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=60)
+                          timeout=60, input=stdin)
 
 
 def assert_one_line_exit_2(result: subprocess.CompletedProcess[str], fragment: str) -> None:
@@ -96,6 +96,52 @@ def test_a_plugin_whose_constructor_raises_is_one_line_and_exit_2(tmp_path: Path
                       "        enabled: [{name: BrokenAtStart}]\n")
     result = run_extender("serve", "--port", str(free_port()), "--config", str(config))
     assert_one_line_exit_2(result, "a plugin failed to start: RuntimeError: cannot reach the licence server")
+
+
+@pytest.mark.parametrize(("raising", "message"), [
+    ("raise BaseException('the licence server said no')",
+     "a plugin failed to start: BaseException: the licence server said no"),
+    ("import sys; sys.exit(0)", "a plugin failed to start: SystemExit: 0"),
+    ("raise SystemExit('bye')", "a plugin failed to start: SystemExit: bye"),
+])
+def test_a_plugin_constructor_that_exits_or_raises_base_exception_is_one_line_and_exit_2(
+        tmp_path: Path, raising: str, message: str) -> None:
+    """Never a traceback, never a silent exit 0: the start fails as for any other bad plugin."""
+    (tmp_path / "exiting_plugin.py").write_text(
+        "from extender.engine.framework import ScorePlugin\n"
+        "from extender.engine.registry import register\n\n\n"
+        "@register\n"
+        "class ExitsAtStart(ScorePlugin):\n"
+        "    name = 'ExitsAtStart'\n\n"
+        "    def __init__(self, args=None):\n"
+        f"        {raising}\n")
+    config = tmp_path / "config.yaml"
+    config.write_text("imports: [exiting_plugin.py]\nprofiles:\n  - plugins:\n      multiPoint:\n"
+                      "        enabled: [{name: ExitsAtStart}]\n")
+    result = run_extender("serve", "--port", str(free_port()), "--config", str(config))
+    assert_one_line_exit_2(result, message)
+
+
+def test_a_plugin_module_that_exits_on_import_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "exiting_module.py").write_text("import sys\nsys.exit(0)\n")
+    config = tmp_path / "config.yaml"
+    config.write_text("imports: [exiting_module.py]\n")
+    result = run_extender("serve", "--port", str(free_port()), "--config", str(config))
+    assert_one_line_exit_2(result, "cannot import plugin module 'exiting_module.py': SystemExit: 0")
+
+
+def test_an_encrypted_private_key_is_one_line_and_exit_2_without_a_prompt(certs: dict[str, Path],
+                                                                         tmp_path: Path) -> None:
+    """A pass-phrase protected key: refused at once (OpenSSL would otherwise ask on the terminal)."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(certs["key"].read_bytes(), password=None)
+    encrypted = tmp_path / "encrypted.key"
+    encrypted.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                            serialization.BestAvailableEncryption(b"secret")))
+    result = run_extender("serve", "--port", str(free_port()), "--tls-cert-file", str(certs["cert"]),
+                          "--tls-key-file", str(encrypted), stdin="secret\n")
+    assert_one_line_exit_2(result, f"tls: {encrypted} is encrypted (protected by a pass phrase)")
 
 
 def test_a_port_in_use_is_one_line_and_exit_2() -> None:

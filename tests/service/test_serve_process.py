@@ -72,6 +72,20 @@ def test_readme_examples(service: str) -> None:
     assert "extender_binds_total" in httpx.get(f"{service}/metrics").text
 
 
+def test_a_bind_without_uid_for_a_pod_known_from_the_dump_is_refused(service: str) -> None:
+    """The demo cluster's pending pod is known only from the dump: a bind must name its UID, as kube-scheduler
+    does; without it (or with another) nothing is assumed, and with it the pod binds."""
+    bind = {"PodName": "web-pending", "PodNamespace": "shop", "Node": "zone-a-01"}
+    assumed = httpx.get(f"{service}/readyz").json()["cache"]["assumed_pods"]
+    for uid in ("", "uid-someone-else"):
+        answer = httpx.post(f"{service}/bind", json={**bind, "PodUID": uid}).json()
+        assert "not bound" in answer["Error"] and "uid-pod-shop-web-pending" in answer["Error"], answer
+    assert httpx.get(f"{service}/readyz").json()["cache"]["assumed_pods"] == assumed
+    bound = httpx.post(f"{service}/bind", json={**bind, "PodUID": "uid-pod-shop-web-pending"}).json()
+    assert bound == {"Error": ""}
+    assert httpx.get(f"{service}/readyz").json()["cache"]["assumed_pods"] == assumed + 1
+
+
 def test_explain_cli_table_and_json() -> None:
     pod = str(EXAMPLES / "pods" / "ingress-ssd.yaml")
     table = subprocess.run([sys.executable, "-m", "extender", "explain", "--pod", pod], capture_output=True,

@@ -84,4 +84,34 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if eq (int .Values.port) (int .Values.healthPort) -}}
 {{- fail "port and healthPort must differ: the health port serves probes and metrics without authentication" -}}
 {{- end -}}
+{{- include "extender.validateHost" . -}}
+{{- end -}}
+
+{{/* extraArgs come after the chart's own flags, and a later flag wins: a --host there decides where the verbs
+listen. Anywhere but loopback they need mutual TLS, which only the standalone layout sets up (and extraArgs
+must not take it away). */}}
+{{- define "extender.validateHost" -}}
+{{- $args := .Values.extraArgs -}}
+{{- $host := "" -}}
+{{- $tlsCleared := false -}}
+{{- range $i, $raw := $args -}}
+{{- $arg := toString $raw -}}
+{{- if hasPrefix "--host=" $arg -}}
+{{- $host = trimPrefix "--host=" $arg -}}
+{{- else if and (eq $arg "--host") (lt (add1 $i) (len $args)) -}}
+{{- $host = toString (index $args (add1 $i)) -}}
+{{- end -}}
+{{- range $flag := list "--tls-cert-file" "--tls-key-file" "--client-ca-file" -}}
+{{- if or (eq $arg (printf "%s=" $flag)) (and (eq $arg $flag) (or (ge (add1 $i) (len $args)) (eq (toString (index $args (add1 $i))) ""))) -}}
+{{- $tlsCleared = true -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and $host (not (has $host (list "127.0.0.1" "::1" "[::1]" "localhost"))) -}}
+{{- if include "extender.sidecar" . -}}
+{{- fail (printf "extraArgs: --host=%s would serve the verbs on the pod's address without mutual TLS; the sidecar layout keeps them on 127.0.0.1 (use layout=standalone, which serves them over mutual TLS, for callers outside the pod)" $host) -}}
+{{- else if $tlsCleared -}}
+{{- fail (printf "extraArgs: --host=%s with a TLS flag emptied would serve the verbs without mutual TLS" $host) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}

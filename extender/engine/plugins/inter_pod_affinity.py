@@ -433,6 +433,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
 
     name = "InterPodAffinity"
     skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
@@ -463,10 +464,11 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         self.keeps_namespace_selectors = not self.release.at_least(37)
 
     def _index(self, state: CycleState) -> ClusterIndex:
-        """The index brought up to this request's snapshot (once per request)."""
-        if not state.data.get(_INDEX_SYNCED):
+        """The index brought up to this request's snapshot (once per request and snapshot: preemption's dry
+        run copies the state onto a snapshot of its own)."""
+        if state.data.get(_INDEX_SYNCED) is not state.snapshot:
             self.index.sync(state.snapshot.all_nodes())
-            state.data[_INDEX_SYNCED] = True
+            state.data[_INDEX_SYNCED] = state.snapshot
         return self.index
 
     # ---- filtering -----------------------------------------------------------------------------

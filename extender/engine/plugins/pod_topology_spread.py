@@ -129,6 +129,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
 
     name = "PodTopologySpread"
     skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
     # v1.36 feature gates (pkg/scheduler/framework/plugins/feature): upstream's tests flip them per case.

@@ -21,7 +21,6 @@ This module registers no plugin; ``pod_topology_spread`` does.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,6 +32,7 @@ from extender.cluster.columns import Int64Array, NodeBatch, NodeColumns
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.kube.selectors import LabelSelector, Requirement, SelectorError, compile_label_selector
+from extender.memo import BoundedMemo
 
 DO_NOT_SCHEDULE: Final = "DoNotSchedule"
 SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
@@ -247,17 +247,16 @@ class MatchCounts:
 
     def __init__(self, capacity: int = 32) -> None:
         self.capacity = capacity
-        self._tables: OrderedDict[tuple[str, tuple[Any, ...]], _SelectorMemo] = OrderedDict()
+        # A selector comes from a pod's spread constraints, which a request sends: bounded in bytes too.
+        self._tables: BoundedMemo[tuple[str, tuple[Any, ...]], _SelectorMemo] = BoundedMemo(
+            "spreading selectors", max_bytes=_SELECTOR_MEMO_BYTES, max_entries=capacity)
 
     def _memo(self, selector: SpreadSelector, namespace: str) -> _SelectorMemo:
         key = (namespace, selector.signature)
         memo = self._tables.get(key)
         if memo is None:
-            memo = self._tables[key] = _SelectorMemo()
-            if len(self._tables) > self.capacity:
-                self._tables.popitem(last=False)
-        else:
-            self._tables.move_to_end(key)
+            memo = _SelectorMemo()
+            self._tables.put(key, memo, len(repr(key)) + _SELECTOR_WEIGHT)
         return memo
 
     def counts(self, batch: NodeBatch, selector: SpreadSelector, namespace: str, rows_of: NodeColumns) -> Int64Array:
@@ -266,6 +265,8 @@ class MatchCounts:
         memo = self._memo(selector, namespace)
         if batch.columns is not rows_of:
             by_name = memo.by_name
+            if len(by_name) + len(batch) > _MAX_NAMED_COUNTS:
+                by_name.clear()  # names of nodes sent in full by requests: any number of distinct ones
             out = np.empty(len(batch), np.int64)
             for i, info in enumerate(batch.nodes):
                 entry = by_name.get(info.name)
@@ -291,6 +292,13 @@ class MatchCounts:
             memo.generations[row] = info.generation
         result: Int64Array = memo.counts[rows]
         return result
+
+
+#: The memo's byte budget, and what one selector's counts weigh beside its key (two arrays over the columns).
+_SELECTOR_MEMO_BYTES = 8 * 1024 * 1024
+_SELECTOR_WEIGHT = 2048
+#: Counts kept by node name for one selector (nodes that are not rows of the snapshot's columns).
+_MAX_NAMED_COUNTS = 20_000
 
 
 class _SelectorMemo:

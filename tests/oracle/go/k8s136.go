@@ -4,12 +4,16 @@
 package main
 
 import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 )
 
 // setTaintInformers: v1.36 scheduler.go reads DeviceTaintRules as resource.k8s.io/v1beta2 and needs DeviceClasses.
@@ -20,4 +24,14 @@ func setTaintInformers(opts *resourceslicetracker.Options, factory informers.Sha
 
 func validateStatefulSet(o *apps.StatefulSet, opts apivalidation.PodValidationOptions) field.ErrorList {
 	return appsvalidation.ValidateStatefulSet(o, opts)
+}
+
+// recordPreemptPod replaces the executor's evictions with a record of each victim (v1.36: PreemptPod
+// returns an error only).
+func recordPreemptPod(exec *preemption.Executor, record func(*v1.Pod)) {
+	exec.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor,
+		victim *v1.Pod, _ string) error {
+		record(victim)
+		return nil
+	}
 }

@@ -4,12 +4,16 @@
 package main
 
 import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 )
 
 // setTaintInformers: v1.37 scheduler.go reads DeviceTaintRules as resource.k8s.io/v1 (DRADeviceTaintRules is GA).
@@ -19,4 +23,14 @@ func setTaintInformers(opts *resourceslicetracker.Options, factory informers.Sha
 
 func validateStatefulSet(o *apps.StatefulSet, opts apivalidation.PodValidationOptions) field.ErrorList {
 	return appsvalidation.ValidateStatefulSet(o, appsvalidation.StatefulSetValidationOptions{}, opts)
+}
+
+// recordPreemptPod replaces the executor's evictions with a record of each victim (v1.37: PreemptPod
+// also says whether the victim was preempted in memory only, without a delete call).
+func recordPreemptPod(exec *preemption.Executor, record func(*v1.Pod)) {
+	exec.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor,
+		victim *v1.Pod, _ string) (bool, error) {
+		record(victim)
+		return false, nil
+	}
 }

@@ -84,6 +84,41 @@ def test_bind_with_the_right_name_but_another_uid_is_refused(client: TestClient)
     assert client.get("/readyz").json()["cache"]["assumed_pods"] == 0
 
 
+def test_bind_without_uid_for_a_pod_known_only_from_the_cache_is_refused() -> None:
+    """A pod the cache holds (from a dump: never filtered, so not among the recent pods) binds only when the
+    bind names its UID."""
+    cache = cluster()
+    cache.upsert_pod(make_pod("waiting", "shop", uid="uid-waiting"))
+    app = create_app(Scheduler(cache, frameworks()))
+    with TestClient(app) as client:
+        bind = {"PodName": "waiting", "PodNamespace": "shop", "Node": "a"}
+        refused = client.post("/bind", json={**bind, "PodUID": ""}).json()
+        assert "with UID (none)" in refused["Error"] and "uid-waiting" in refused["Error"], refused
+        assert client.post("/bind", json=bind).json()["Error"], "a bind with no PodUID at all was accepted"
+        assert client.get("/readyz").json()["cache"]["assumed_pods"] == 0
+        assert client.post("/bind", json={**bind, "PodUID": "uid-waiting"}).json() == {"Error": ""}
+
+
+def test_an_internal_error_answers_500_with_connection_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug behind a FastAPI route (here a placement that fails) answers 500 saying ``Connection: close``,
+    since the server closes that connection: a keep-alive client then opens a new one instead of losing its
+    next request to a reset. A deliberate 503 keeps the connection."""
+    from extender.multicluster import routes as mc_routes
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in placement")
+
+    monkeypatch.setattr(mc_routes, "schedule", broken)
+    app = create_app(Scheduler(cluster(), frameworks()))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.post("/multicluster/schedule", json={"binding": {
+            "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "replicas": 1}},
+            "policy": {}, "clusters": []})
+    assert answer.status_code == 500
+    assert answer.headers.get("connection") == "close"
+    assert "a bug" not in answer.text and "Traceback" not in answer.text
+
+
 # ---- item 10: ambiguous and duplicated input ----------------------------------------------------------------
 
 
@@ -152,6 +187,24 @@ def test_hostile_reasons_do_not_become_label_values(client: TestClient) -> None:
     assert "claim-1" not in metrics and "Op7" not in metrics
     assert any('persistentvolumeclaim \\"*\\" not found' in line for line in rejections), rejections[:5]
     assert all(len(line) < 400 for line in metrics.splitlines())
+
+
+def test_apostrophes_in_a_reason_are_not_taken_for_quotes(client: TestClient) -> None:
+    """NodeAffinity's reason keeps its words (it was labelled ``node(s) didn"*"s node affinity/selector``), and
+    a quoted name is still replaced."""
+    from extender.api.metrics import ReasonLabels
+
+    labels = ReasonLabels()
+    assert labels("node(s) didn't match Pod's node affinity/selector") == \
+        "node(s) didn't match Pod's node affinity/selector"
+    assert labels("node(s) didn't match PersistentVolume's node affinity") == \
+        "node(s) didn't match PersistentVolume's node affinity"
+    assert labels('persistentvolumeclaim "data-0" not found') == 'persistentvolumeclaim "*" not found'
+    assert labels("node 'x' and 'y'") == 'node "*" and "*"'
+    pod = make_pod("picky", spec={"nodeSelector": {"disktype": "none-of-these"}})
+    client.post("/filter", json={"Pod": pod, "NodeNames": ["a", "b"]})
+    rejections = series(client.get("/metrics").text, "extender_filter_rejections_total")
+    assert any("node(s) didn't match Pod's node affinity/selector" in line for line in rejections), rejections
 
 
 # ---- item 3: memory held for request data is bounded in bytes ------------------------------------------------

@@ -4,13 +4,14 @@ on the cache at the same time or before it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 
 import pytest
 
 from extender.cluster import engine_thread
-from extender.cluster.engine_thread import EngineThread
+from extender.cluster.engine_thread import EngineThread, Overloaded
 
 
 def test_a_step_runs_here_when_the_engine_is_idle() -> None:
@@ -128,3 +129,38 @@ def test_a_small_request_runs_here_only_while_its_kind_stays_quick(monkeypatch: 
     engine.stop()
     here = threading.current_thread().name
     assert threads == ["engine", here, here, "engine", "engine", "engine"]
+
+
+def test_a_job_running_past_its_bounds_makes_the_service_unready_then_stuck() -> None:
+    """Stalls reports a job past the request timeout (readiness fails) and past the stall timeout (liveness
+    fails), for the engine and the multi-cluster placer alike; both recover when the job ends."""
+    from extender.api.app import Stalls
+
+    engine = EngineThread(timeout=0.2)
+    placer = EngineThread(timeout=0.2, name="multicluster")
+    stalls = Stalls({"engine": engine, "multicluster": placer}, stall_timeout=0.5)
+    release = threading.Event()
+
+    async def wedge() -> None:
+        with contextlib.suppress(Overloaded):
+            await engine.request(release.wait, 10)
+
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(wedge())
+        loop.run_until_complete(asyncio.sleep(0.05))
+        assert stalls.ready() and not stalls.stuck() and "engine" in stalls.running()
+        loop.run_until_complete(asyncio.sleep(0.3))
+        assert not stalls.ready() and "engine" in stalls.late() and not stalls.stuck()
+        loop.run_until_complete(asyncio.sleep(0.4))
+        assert "engine" in stalls.stuck()
+        release.set()
+        loop.run_until_complete(task)
+        deadline = time.monotonic() + 5
+        while stalls.running() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert stalls.ready() and not stalls.stuck() and not stalls.running()
+    finally:
+        engine.stop()
+        placer.stop()
+        loop.close()

@@ -1,0 +1,76 @@
+"""Memos that request data reaches, bounded in bytes as well as in entries.
+
+A memo keyed by what a request sends (a pod's tolerations, a list of node names, a pod) is only as small as
+those requests: bounded by its number of entries alone, 4,096 distinct 80 KB keys hold hundreds of megabytes.
+Each memo here is given a byte budget and a weight per entry (an estimate of what the key and value hold in
+memory, from the size of their JSON text); the least recently used entries go first, and an entry that would
+take more than a quarter of the budget is not kept at all.
+
+The budgets of every such memo in the service are listed in docs/operations.md (*Memory*).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+__all__ = ["BoundedMemo"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+#: What one entry costs beyond its weight: the dict slot, the key and value objects' headers.
+ENTRY_OVERHEAD_BYTES = 200
+
+
+class BoundedMemo(Generic[K, V]):
+    """key -> value, at most ``max_entries`` of them weighing at most ``max_bytes``, least recently used out.
+
+    Safe to use from several threads (the engine thread, and the event loop's quick steps and explain's
+    workers).
+    """
+
+    __slots__ = ("_entries", "_lock", "bytes", "max_bytes", "max_entries", "name")
+
+    def __init__(self, name: str, max_bytes: int, max_entries: int) -> None:
+        self.name = name
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self.bytes = 0
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: K) -> V | None:
+        """The value kept for ``key`` (marked as just used), or None."""
+        with self._lock:
+            held = self._entries.get(key)
+            if held is None:
+                return None
+            self._entries.move_to_end(key)
+            return held[0]
+
+    def put(self, key: K, value: V, weight: int) -> None:
+        """Keep ``value`` for ``key``; ``weight`` is an estimate of the bytes key and value hold."""
+        cost = weight + ENTRY_OVERHEAD_BYTES
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            if cost > self.max_bytes // 4:
+                return  # too large to be worth a quarter of the memo
+            self._entries[key] = (value, cost)
+            self.bytes += cost
+            while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self.bytes -= dropped
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
