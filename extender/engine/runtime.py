@@ -50,13 +50,14 @@ PLUGIN_METRICS_SAMPLE_PERCENT = 10
 
 def _narrowed_to_nothing(state: CycleState) -> Status | None:
     """RunPreFilterPlugins merging PreFilterResults: when the node sets the plugins so far narrowed the cycle to
-    (in plugin order) have nothing in common, the pod is UnschedulableAndUnresolvable everywhere."""
+    have nothing in common, the pod is UnschedulableAndUnresolvable everywhere (the plugins named in sorted
+    order: upstream's sets.List)."""
     names: frozenset[str] | None = None
     for narrowed in state.prefilter_nodes.values():
         names = narrowed if names is None else names & narrowed
     if names is None or names:
         return None
-    plugins = list(state.prefilter_nodes)
+    plugins = sorted(state.prefilter_nodes)
     if len(plugins) == 1:
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin {plugins[0]}")
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

@@ -13,7 +13,9 @@ import (
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
 	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // setTaintInformers: v1.36 scheduler.go reads DeviceTaintRules as resource.k8s.io/v1beta2 and needs DeviceClasses.
@@ -34,4 +36,9 @@ func recordPreemptPod(exec *preemption.Executor, record func(*v1.Pod)) {
 		record(victim)
 		return nil
 	}
+}
+
+// snapshotListers: v1.36's framework reads the snapshot through its SharedLister only.
+func snapshotListers(snapshot *internalcache.Snapshot) []frameworkruntime.Option {
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(snapshot)}
 }

@@ -13,7 +13,9 @@ import (
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
 	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // setTaintInformers: v1.37 scheduler.go reads DeviceTaintRules as resource.k8s.io/v1 (DRADeviceTaintRules is GA).
@@ -33,4 +35,11 @@ func recordPreemptPod(exec *preemption.Executor, record func(*v1.Pod)) {
 		record(victim)
 		return false, nil
 	}
+}
+
+// snapshotListers: v1.37's preemption reads the nodes through the MutableSnapshotSharedLister, which
+// scheduler.go sets to the same snapshot (WithMutableSnapshotLister beside WithSnapshotSharedLister).
+func snapshotListers(snapshot *internalcache.Snapshot) []frameworkruntime.Option {
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(snapshot)}
 }

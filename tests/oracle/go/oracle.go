@@ -110,16 +110,16 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 		}
 	}
 
-	fw, err := frameworkruntime.NewFramework(ctx, registry, profile,
+	options := append(snapshotListers(snapshot),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)),
 		frameworkruntime.WithParallelism(parallelism),
 		frameworkruntime.WithPodNominator(noNominator{}),
 	)
+	fw, err := frameworkruntime.NewFramework(ctx, registry, profile, options...)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("building framework: %w", err)

@@ -18,9 +18,9 @@ def cache_of(*objects: dict[str, Any]) -> ClusterCache:
     return cache
 
 
-def default() -> Framework:
-    """The default profile's framework."""
-    return Framework(build_profile(None))
+def default(release: Release | None = None) -> Framework:
+    """The default profile's framework (for a release; default: the newest)."""
+    return Framework(build_profile(None, release=release))
 
 
 def single_plugin_profile(name: str, args: dict[str, Any] | None = None, *, score_only: bool = False,
