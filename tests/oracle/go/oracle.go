@@ -169,7 +169,6 @@ func runCycle(ctx context.Context, enabled *config.Plugins, instances map[string
 	skipFilter := sets.New[string]()
 	var preRes *fwk.PreFilterResult
 	pluginsWithNodes := sets.New[string]()
-	var pluginsInOrder []string // RunPreFilterPlugins' pluginsWithNodes: a slice in plugin order
 	nodeSets := map[string]sets.Set[string]{}
 	rejected := false
 	for _, p := range enabled.PreFilter.Enabled {
@@ -189,14 +188,14 @@ func runCycle(ctx context.Context, enabled *config.Plugins, instances map[string
 		}
 		if !r.AllNodes() {
 			pluginsWithNodes.Insert(p.Name)
-			pluginsInOrder = append(pluginsInOrder, p.Name)
 			nodeSets[p.Name] = r.NodeNames
 		}
 		preRes = preRes.Merge(r)
 		if !preRes.AllNodes() && len(preRes.NodeNames) == 0 {
-			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", pluginsInOrder)
-			if len(pluginsInOrder) == 1 {
-				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", pluginsInOrder[0])
+			// RunPreFilterPlugins names them sorted (sets.List), in both releases.
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", sets.List(pluginsWithNodes))
+			if len(pluginsWithNodes) == 1 {
+				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", sets.List(pluginsWithNodes)[0])
 			}
 			for name := range pluginsWithNodes {
 				res.PreFilter[name] = Status{Code: fwk.UnschedulableAndUnresolvable.String(), Reasons: []string{msg}}
