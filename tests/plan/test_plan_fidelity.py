@@ -142,5 +142,8 @@ def test_each_variant_follows_its_kubernetes_version_as_simulate_alone_does(tmp_
     assert "n000" not in {node for _, node in results["1.36"].placements}
     assert [node for _, node in results["1.37"].placements].count("n000") == 1
     assert (results["1.36"].placed, results["1.37"].placed) == (5, 6)
-    assert results["1.36"].pending_pods[0][1] == ("0/4 nodes are available: 1 node(s) didn't match pod anti-affinity "
-                                                  "rules, 3 Insufficient cpu.")
+    # The whole message in v1.36.3's words (its DynamicResources PostFilter speaks for a pod without claims).
+    assert results["1.36"].pending_pods[0][1] == (
+        "0/4 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 3 Insufficient cpu. "
+        "no new claims to deallocate, preemption: 0/4 nodes are available: 4 No preemption victims found for "
+        "incoming pod.")
