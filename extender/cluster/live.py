@@ -18,7 +18,8 @@ log = logging.getLogger("extender.live")
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
-                 "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass")
+                 "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass",
+                 "PodDisruptionBudget", "PriorityClass")
 
 # kube-scheduler's pod informer leaves terminated pods out (pkg/scheduler/scheduler.go newPodInformer).
 POD_PARAMS = {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}
