@@ -39,6 +39,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,7 @@ sys.path.insert(0, str(REPO / "tests" / "e2e"))
 import httpx  # noqa: E402
 from controlplane import free_port  # noqa: E402
 from ops_support import (  # noqa: E402
+    PeakFds,
     Pki,
     Service,
     make_pki,
@@ -189,6 +191,17 @@ class Targets:
     health_idle: int
 
 
+def for_a_while(loops: list[Callable[[], None]], seconds: float, stop: threading.Event) -> None:
+    """Run each of ``loops`` in a thread of its own for ``seconds``, then set ``stop`` and wait for them."""
+    threads = [threading.Thread(target=loop, daemon=True) for loop in loops]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join(60)
+
+
 def attack_none(targets: Targets) -> tuple[Target, Callable[[], dict[str, Any]]]:
     def run() -> dict[str, Any]:
         time.sleep(targets.seconds)
@@ -228,14 +241,7 @@ def attack_placements(targets: Targets) -> tuple[Target, Callable[[], dict[str, 
                             wrong.append(f"{name}: {status}")
 
         before = verb_totals(targets.plain)
-        threads = [threading.Thread(target=kube_scheduler, daemon=True)]
-        threads += [threading.Thread(target=attacker, daemon=True) for _ in range(10)]
-        for thread in threads:
-            thread.start()
-        time.sleep(targets.seconds)
-        stop.set()
-        for thread in threads:
-            thread.join(60)
+        for_a_while([kube_scheduler] + [attacker] * 10, targets.seconds, stop)
         return {"filter": summary(filters), "filter_failures": len(filter_failures), "wrong_status": wrong[:5],
                 "service_side": served_since(targets.plain, before),
                 "placements": {name: dict(codes) for name, codes in answers.items()}}
@@ -249,48 +255,35 @@ def attack_tls_flood(targets: Targets) -> tuple[Target, Callable[[], dict[str, A
     def run() -> dict[str, Any]:
         pid = target.pid
         baseline = settled_fds(pid)
-        peak = baseline
-        stop = threading.Event()
-
-        def watch() -> None:
-            nonlocal peak
-            while not stop.is_set():
-                with contextlib.suppress(OSError):
-                    peak = max(peak, open_fds(pid))
-                time.sleep(0.01)
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
         limit = raise_fd_limit(targets.flood_sockets + 1024)
         count = min(targets.flood_sockets, limit - 1024)
-        started = time.perf_counter()
-        flood = open_idle_sockets(target.service.port, count)
-        opened = time.perf_counter() - started
-        partial = []
-        try:
-            time.sleep(max(0.0, targets.seconds / 2 - opened))
-            partial = open_idle_sockets(target.service.port, 200)
+        with PeakFds(pid) as fds:
+            started = time.perf_counter()
+            flood = open_idle_sockets(target.service.port, count)
+            opened = time.perf_counter() - started
+            partial: list[socket.socket] = []
+            try:
+                time.sleep(max(0.0, targets.seconds / 2 - opened))
+                partial = open_idle_sockets(target.service.port, 200)
+                time.sleep(0.5)
+                for sock in partial:
+                    with contextlib.suppress(OSError):
+                        sock.send(PARTIAL_HELLO)
+                client_started = time.perf_counter()
+                with target.service.client() as client:
+                    client_ok = client.get("/healthz").text == "ok"
+                client_ms = round((time.perf_counter() - client_started) * 1e3, 1)
+                time.sleep(max(0.0, targets.seconds / 2 - 0.5))
+                during = open_fds(pid)
+            finally:
+                for sock in flood + partial:
+                    sock.close()
             time.sleep(0.5)
-            for sock in partial:
-                with contextlib.suppress(OSError):
-                    sock.send(PARTIAL_HELLO)
-            client_started = time.perf_counter()
-            with target.service.client() as client:
-                client_ok = client.get("/healthz").text == "ok"
-            client_ms = round((time.perf_counter() - client_started) * 1e3, 1)
-            time.sleep(max(0.0, targets.seconds / 2 - 0.5))
-            during = open_fds(pid)
-        finally:
-            for sock in flood + partial:
-                sock.close()
-        time.sleep(0.5)
-        stop.set()
-        watcher.join(5)
         closed = time.perf_counter()
         after = settled_fds(pid, at_most=baseline + 8, within=2 * HEAD_TIMEOUT)
-        fds = {"baseline": baseline, "peak": peak, "at_end_of_flood": during, "after": after,
-               "after_s": round(time.perf_counter() - closed, 1), "cap": CAP}
-        return {"sockets": count, "opened_s": round(opened, 2), "fds": fds,
+        figures = {"baseline": baseline, "peak": fds.peak, "at_end_of_flood": during, "after": after,
+                   "after_s": round(time.perf_counter() - closed, 1), "cap": CAP}
+        return {"sockets": count, "opened_s": round(opened, 2), "fds": figures,
                 "mtls_client_ok": client_ok, "mtls_client_ms": client_ms}
 
     return target, run
@@ -334,13 +327,7 @@ def attack_pod_flood(targets: Targets) -> tuple[Target, Callable[[], dict[str, A
                     if answer.status_code != 200 or answer.json()["Error"]:
                         failures.append(answer.text[:200])
 
-        workers = [threading.Thread(target=flood, args=(k,), daemon=True) for k in range(2)]
-        for worker in workers:
-            worker.start()
-        time.sleep(targets.seconds)
-        stop.set()
-        for worker in workers:
-            worker.join(60)
+        for_a_while([lambda: flood(0), lambda: flood(1)], targets.seconds, stop)
         return {"pods": sum(sent), "pod_kb": len(template) // 1024, "failures": len(failures),
                 "rss_mib": [round(before / 2**20), round(rss_bytes(target.pid) / 2**20)]}
 

@@ -16,6 +16,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -307,6 +308,30 @@ def settled_fds(pid: int, *, at_most: int | None = None, within: float = 6.0) ->
         if len(set(history[-5:])) == 1 and len(history) >= 5 and (at_most is None or history[-1] <= at_most):
             break
     return history[-1]
+
+
+class PeakFds:
+    """The most descriptors a process held while the block ran, sampled every 10 ms in a thread."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = open_fds(pid)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(OSError):
+                self.peak = max(self.peak, open_fds(self.pid))
+            time.sleep(0.01)
+
+    def __enter__(self) -> PeakFds:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
 
 
 def raise_fd_limit(wanted: int) -> int:

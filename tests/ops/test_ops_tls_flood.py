@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 import pytest
 from ops_support import (
+    PeakFds,
     Pki,
     Service,
     free_port,
@@ -128,22 +129,11 @@ def test_a_flood_of_connections_keeps_fds_under_the_cap_and_the_log_quiet(served
     pid = service.process.pid
     baseline = settled_fds(pid)
     log_before = _log_size(service)
-    peak = 0
-    stop = threading.Event()
-
-    def watch() -> None:
-        nonlocal peak
-        while not stop.is_set():
-            peak = max(peak, open_fds(pid))
-            time.sleep(0.01)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
     limit = raise_fd_limit(FLOOD_SOCKETS + OWN_SOCKETS)
     count = min(FLOOD_SOCKETS, limit - OWN_SOCKETS)
     if count < FLOOD_SOCKETS:
         print(f"\nthis process may open {limit} descriptors: a flood of {count} instead of {FLOOD_SOCKETS}")
-    with Prober(health) as prober:
+    with PeakFds(pid) as fds, Prober(health) as prober:
         started = time.perf_counter()
         flood = open_idle_sockets(service.port, count)
         opened = time.perf_counter() - started
@@ -160,8 +150,7 @@ def test_a_flood_of_connections_keeps_fds_under_the_cap_and_the_log_quiet(served
             for sock in flood + partial:
                 sock.close()
         time.sleep(0.5)
-    stop.set()
-    watcher.join(5)
+    peak = fds.peak
     after = settled_fds(pid, at_most=baseline + 8)
     grown = _log_size(service) - log_before
     figures = summary(prober.latencies)
