@@ -369,8 +369,14 @@ def test_mutated_bodies_over_real_sockets_keep_the_connection_and_log_no_traceba
     service = Service(tmp_path, ["--config", str(CONFIG), "--member-clusters", str(MULTICLUSTER / "clusters.yaml"),
                                  "--log-level", "info"])
     outcomes: collections.Counter[tuple[str, int]] = collections.Counter()
-    with running(service), httpx.Client(base_url=service.url, timeout=30,
-                                        limits=httpx.Limits(max_connections=1)) as client:
+
+    def keep_server_errors(response: httpx.Response) -> None:
+        """A 5xx's request body is written next to the service's log, to be replayed (the log cuts long lines)."""
+        if response.status_code >= 500:
+            (tmp_path / f"server-error-{sum(outcomes.values())}.json").write_bytes(response.request.content)
+
+    with running(service), httpx.Client(base_url=service.url, timeout=30, limits=httpx.Limits(max_connections=1),
+                                        event_hooks={"response": [keep_server_errors]}) as client:
 
         @given(mutated())
         @mutation_settings(PROCESS_MUTATIONS)
