@@ -434,13 +434,23 @@ def _progress_bar(done: int, total: int) -> None:
 
 def render_simulation(result: Any) -> str:
     """A readable report: placements, unschedulable pods, utilisation of the nodes that changed."""
+    from extender.engine.explain import describe_action
+
+    def attempts(p: Any) -> list[str]:
+        return [f"  {'':<40}    first: {a['message']}; kube-scheduler would then "
+                + "; ".join(describe_action(action) for action in a["postFilter"]) for a in p.attempts]
+
     lines = [f"scheduled {len(result.scheduled)} of {len(result.placements)} pods"]
     for p in result.scheduled:
-        score = "only feasible node" if p.score is None else f"total score {p.score}"
+        score = ("its nominated node" if p.nominated else "only feasible node" if p.score is None
+                 else f"total score {p.score}")
         lines.append(f"  {p.pod:<40} -> {p.node:<20} ({score}, {p.feasible} feasible)")
+        lines.extend(attempts(p))
     if result.unschedulable:
         lines.append(f"unschedulable: {len(result.unschedulable)}")
-        lines.extend(f"  {p.pod:<40} {p.message}" for p in result.unschedulable)
+        for p in result.unschedulable:
+            lines.append(f"  {p.pod:<40} {p.message}")
+            lines.extend(attempts(p))
     changed = [n for n in result.after if result.after[n] != result.before.get(n)]
     if changed:
         lines.append("utilisation of the nodes that received pods (cpu %, memory %, pods: before -> after)")

@@ -26,7 +26,8 @@ from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, SlimPod, slim_pod
 from extender.cluster.snapshot import Snapshot
 
-# Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces).
+# Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces, preemption's
+# disruption budgets; priority classes give a pod that was never admitted its priority).
 OBJECT_KINDS = (
     "Service",
     "ReplicationController",
@@ -40,6 +41,8 @@ OBJECT_KINDS = (
     "CSIDriver",
     "CSIStorageCapacity",
     "VolumeAttachment",
+    "PodDisruptionBudget",
+    "PriorityClass",
 )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass", "CSINode", "Namespace", "Node", "CSIDriver",
-                            "VolumeAttachment", "ResourceSlice", "DeviceClass"})
+                            "VolumeAttachment", "ResourceSlice", "DeviceClass", "PriorityClass"})
 
 
 def object_key(obj: Mapping[str, Any], kind: str) -> str:

@@ -14,7 +14,8 @@ from extender.kubeapi.client import RESOURCES, KubeClient
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
-                 "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass")
+                 "CSIStorageCapacity", "VolumeAttachment", "ResourceSlice", "ResourceClaim", "DeviceClass",
+                 "PodDisruptionBudget", "PriorityClass")
 
 # kube-scheduler's pod informer leaves terminated pods out (pkg/scheduler/scheduler.go newPodInformer).
 POD_PARAMS = {"fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"}

@@ -16,7 +16,7 @@ import orjson
 
 from extender.cluster.resource import Resource
 from extender.kube.podfields import (
-    KEPT_CONDITION_TYPE,
+    KEPT_CONDITION_TYPES,
     KEPT_CONTAINER,
     KEPT_METADATA,
     KEPT_SPEC,
@@ -112,7 +112,7 @@ _TRIM_SPEC: dict[str, Callable[[Any], Any]] = {
 _TRIM_STATUS: dict[str, Callable[[Any], Any]] = {
     "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
     "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
-    "conditions": lambda c: c if _is_map(c) and c.get("type") == KEPT_CONDITION_TYPE else DROP,
+    "conditions": lambda c: c if _is_map(c) and c.get("type") in KEPT_CONDITION_TYPES else DROP,
 }
 # The kept fields taken as they are, in the order a trimmed pod lists them (the trimmed lists follow).
 PLAIN_SPEC = tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC)

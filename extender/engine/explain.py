@@ -21,22 +21,33 @@ taken off its node (``bound`` says so).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
+from extender.engine.cycle import (
+    GATED,
+    MAX_ATTEMPTS,
+    SCHEDULABLE,
+    SCHEDULER_ERROR,
+    UNSCHEDULABLE,
+    CycleResult,
+    WhatIf,
+    nominated_node_name,
+    schedule,
+    with_nomination,
+)
 from extender.engine.framework import CycleState
 from extender.engine.mapping import map_scores
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
-from extender.engine.simulate import fit_error_message, prefilter_narrowing
+from extender.kube.priority import PriorityError, admitted
 
 BEST_NODES = 3
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
-SCHEDULABLE, UNSCHEDULABLE, SCHEDULER_ERROR = "Schedulable", "Unschedulable", "SchedulerError"
 PASSING_CODES = ("Success", "Skip")
 
 
@@ -68,8 +79,9 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
             node_names: Sequence[str] | None = None, *, nodes: Sequence[NodeInfo] | None = None) -> dict[str, Any]:
     """Explain a pod against a snapshot: all nodes, the named ones in that order, or ``nodes`` as given."""
     try:
-        pod = PodRecord(raw_pod)
-    except RecordError as err:
+        # A pod written by hand gets the priority admission would give it; an admitted one has its own.
+        pod = PodRecord(admitted(raw_pod, snapshot.objects.get("PriorityClass", {})))
+    except (RecordError, PriorityError) as err:
         return {"error": f"Pod: {err}", "prefilter": {}, "nodes": {}}
     unknown: list[str] = []
     if nodes is not None:
@@ -94,49 +106,62 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
                             framework.profile.max_score)
         for name, score in zip(feasible, mapped, strict=True):
             out["nodes"][name]["extender_score"] = score
-    out["outcome"] = outcome(out, len(candidates), score_error, state.prefilter_nodes)
+    gated = framework.pre_enqueue(snapshot, pod)
+    if gated is not None:
+        out["outcome"] = {"status": GATED, "feasibleNodes": feasible, "plugin": gated.plugin,
+                          "message": f"{gated.plugin}: {gated.message}"}
+    elif not feasible and first_error(out) is None:
+        # kube-scheduler's own cycle (each node filtered up to its first rejection, then PostFilter).
+        whole = nodes is None and node_names is None
+        out["outcome"] = unschedulable_cycle(framework, snapshot, pod, None if whole else candidates)
+    else:
+        out["outcome"] = outcome(out, len(candidates), score_error, nominated_node_name(pod))
     return out
 
 
-def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
-            prefilter_nodes: Mapping[str, frozenset[str]] | None = None) -> dict[str, Any]:
-    """What the scheduling cycle concludes, from an explanation's PreFilter and per-node verdicts.
+def cycle_errors(result: Mapping[str, Any]) -> Iterator[str]:
+    """Each Error that can end the cycle: a PreFilter's, or a node's first rejecting Filter's, in node order.
 
-    ``prefilter_nodes`` are the node sets PreFilter plugins narrowed the cycle to (PreFilterResult):
-    upstream runs no Filter on the other nodes and counts each of them under one absent-node status.
-    """
+    Upstream stops at a node's first rejecting plugin: an Error behind a rejection is never reached. It runs
+    PreFilter first (its first Error is the only one), then filters nodes on parallel workers, and the first
+    Error any of them meets ends the cycle: where several nodes fail with different words, which one the
+    pod's condition carries is a race."""
     for entry in (result.get("prefilter") or {}).values():
-        if entry["code"] == "Error":
-            return {"status": SCHEDULER_ERROR, "message": ", ".join(entry["reasons"]), "feasibleNodes": []}
-        if entry["code"] not in PASSING_CODES:
-            return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": dict.fromkeys(entry["reasons"], num_nodes),
-                    "message": fit_error_message(num_nodes, (), ", ".join(entry["reasons"]))}
-    allowed, reason = prefilter_narrowing(prefilter_nodes or {})
-    if allowed is not None and not allowed:
-        return {"status": UNSCHEDULABLE, "feasibleNodes": [], "reasons": {reason: num_nodes},
-                "message": fit_error_message(num_nodes, (), reason)}
-    outside = (reason,)
-    nodes: Mapping[str, Any] = result.get("nodes") or {}
-    first_rejections: list[Sequence[str]] = []
-    for name, entry in nodes.items():
-        if allowed is not None and name not in allowed:
-            first_rejections.append(outside)
-            continue
-        # Upstream stops at a node's first rejecting plugin: only that plugin's reasons count.
+        if entry["code"] == "Error":  # PreFilter runs before any node is filtered, its plugins in turn
+            yield ", ".join(entry["reasons"])
+            return
+    for entry in (result.get("nodes") or {}).values():
         rejection = next((v for v in entry["filters"].values() if v["code"] not in PASSING_CODES), None)
-        if rejection is None:
-            continue
-        if rejection["code"] == "Error":
-            return {"status": SCHEDULER_ERROR, "message": ", ".join(rejection["reasons"]), "feasibleNodes": []}
-        first_rejections.append(rejection["reasons"])
-    histogram: dict[str, int] = {}
-    for reasons in first_rejections:
-        for reason in reasons:
-            histogram[reason] = histogram.get(reason, 0) + 1
+        if rejection is not None and rejection["code"] == "Error":
+            yield ", ".join(rejection["reasons"])
+
+
+def first_error(result: Mapping[str, Any]) -> str | None:
+    """The Error explain reports as ending the cycle (None: no Error): the first of :func:`cycle_errors`."""
+    return next(cycle_errors(result), None)
+
+
+def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
+            nominated: str = "") -> dict[str, Any]:
+    """What the scheduling cycle concludes from an explanation with a feasible node or an Error.
+
+    A PreFilter or Filter Error, or a scoring failure with several feasible nodes, ends the cycle
+    (SchedulerError); feasible nodes are ranked by their totals, and a pod nominated to a feasible node
+    takes it without scoring, as kube-scheduler tries that node first. (A pod no node fits is concluded by
+    its own cycle: :func:`unschedulable_cycle`.)
+    """
+    error = first_error(result)
+    if error is not None:
+        return {"status": SCHEDULER_ERROR, "message": error, "feasibleNodes": []}
+    nodes: Mapping[str, Any] = result.get("nodes") or {}
     feasible = [name for name, entry in nodes.items() if entry["feasible"]]
-    base: dict[str, Any] = {"feasibleNodes": feasible, "reasons": dict(sorted(histogram.items()))}
-    if not feasible:
-        return {"status": UNSCHEDULABLE, **base, "message": fit_error_message(num_nodes, first_rejections)}
+    base: dict[str, Any] = {"feasibleNodes": feasible, "reasons": {}}
+    if nominated in feasible:
+        entry = nodes[nominated]
+        best = [{"node": nominated, "total": entry["total"], "score": entry.get("extender_score"),
+                 "scores": entry["scores"]}]
+        return {"status": SCHEDULABLE, **base, "message": f"{len(feasible)}/{num_nodes} nodes are feasible",
+                "best": best, "tiedAtTop": [nominated], "nominatedNode": nominated}
     if score_error is not None:
         base["scoreError"] = score_error
         if len(feasible) > 1:
@@ -148,6 +173,67 @@ def outcome(result: Mapping[str, Any], num_nodes: int, score_error: str | None,
     message = f"{len(feasible)}/{num_nodes} nodes are feasible"
     return {"status": SCHEDULABLE, **base, "message": message, "best": best,
             "tiedAtTop": [name for name in ranked if nodes[name]["total"] == top]}
+
+
+def cycle_outcome(cycle: CycleResult, retry: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A cycle's conclusion in explain's terms; for an unschedulable pod, the PostFilter's part and
+    (``retry``) what the next cycle concludes once its writes are made."""
+    if cycle.status in (SCHEDULER_ERROR, GATED):
+        return {"status": cycle.status, "message": cycle.message, "feasibleNodes": []}
+    if cycle.status == SCHEDULABLE:
+        names = [n.name for n in cycle.feasible]
+        out: dict[str, Any] = {"status": SCHEDULABLE, "feasibleNodes": names,
+                               "message": f"{len(names)}/{len(cycle.state.snapshot.node_list)} nodes are feasible"}
+        if cycle.nominated:
+            out["nominatedNode"] = names[0]
+        if cycle.totals is None:
+            out["tiedAtTop"] = names
+        else:
+            top = max(cycle.totals)
+            ranked = sorted(zip(names, cycle.totals, strict=True), key=lambda nt: (-nt[1], nt[0]))
+            out["best"] = [{"node": n, "total": t} for n, t in ranked[:BEST_NODES]]
+            out["tiedAtTop"] = [n for n, t in ranked if t == top]
+        return out
+    out = {"status": UNSCHEDULABLE, "message": cycle.message, "fitError": cycle.fit_error, "feasibleNodes": [],
+           "reasons": cycle.reasons}
+    run = cycle.post_filter
+    if run is not None:
+        report: dict[str, Any] = {
+            "code": run.status.code.label, "message": run.status.message,
+            "plugins": [{"plugin": name, "code": status.code.label, "message": status.message}
+                        for name, status in run.plugins],
+            "actions": [action.describe() for action in run.actions]}
+        if run.nominated_node is not None:
+            report["nominatedNode"] = run.nominated_node
+        out["postFilter"] = report
+    if retry is not None:
+        out["retry"] = retry
+    return out
+
+
+def unschedulable_cycle(framework: Framework, snapshot: Snapshot, pod: PodRecord,
+                        nodes: Sequence[NodeInfo] | None) -> dict[str, Any]:
+    """The cycle of a pod no node fits, as kube-scheduler runs it: FitError and (over the whole cluster)
+    the PostFilter plugins. When they would change the cluster (deallocate a claim, evict pods), the pod is
+    tried again on a what-if copy of the snapshot, as kube-scheduler retries it, and so on while each
+    retry's PostFilter changes something (at most MAX_ATTEMPTS cycles)."""
+    cycle = schedule(framework, snapshot, pod, nodes, score=False, post_filter=nodes is None)
+    cycles = [cycle]
+    current, retried = snapshot, pod
+    while cycles[-1].actions and len(cycles) < MAX_ATTEMPTS:
+        last = cycles[-1]
+        what_if = WhatIf(current)
+        for action in last.actions:
+            action.apply(what_if)
+        current = what_if.snapshot()
+        nominated = last.post_filter.nominated_node if last.post_filter is not None else None
+        if nominated is not None:
+            retried = PodRecord(with_nomination(retried.raw, nominated))
+        cycles.append(schedule(framework, current, retried))
+    retry: dict[str, Any] | None = None
+    for later in reversed(cycles[1:]):
+        retry = cycle_outcome(later, retry)
+    return cycle_outcome(cycles[0], retry)
 
 
 def explain_existing(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any],
@@ -180,7 +266,8 @@ def _without_pod(snapshot: Snapshot, node: str, raw_pod: Mapping[str, Any]) -> S
     trial = info.clone()
     for pod in placed:
         trial.remove_pod(pod)
-    return Snapshot.from_node_infos((trial if n.name == node else n for n in snapshot.node_list), snapshot.objects)
+    return Snapshot.from_node_infos((trial if n.name == node else n for n in snapshot.node_list), snapshot.objects,
+                                    snapshot.dra)
 
 
 class PodNotFound(LookupError):
@@ -291,15 +378,46 @@ def render_outcome(result: Mapping[str, Any]) -> list[str]:
     found = result.get("outcome")
     if not found:
         return lines
+    lines.extend(_outcome_lines(found))
+    return lines
+
+
+def _outcome_lines(found: Mapping[str, Any], retried: bool = False) -> list[str]:
+    """A cycle's conclusion; for an unschedulable pod, what its PostFilter would write and what the next
+    cycle would then conclude."""
+    lead = "tried again: " if retried else ""
+    if found["status"] == GATED:
+        return [f"{lead}kube-scheduler does not queue the pod, so tries no cycle and leaves its PodScheduled "
+                f"condition as it is: {found['message']}"]
     if found["status"] == SCHEDULER_ERROR:
-        lines.append(f"the scheduling cycle fails ({SCHEDULER_ERROR}): {found['message']}")
-    elif found["status"] == UNSCHEDULABLE:
-        lines.append(found["message"])
-    else:
+        return [f"{lead}the scheduling cycle fails ({SCHEDULER_ERROR}): {found['message']}"]
+    if found["status"] == SCHEDULABLE:
+        if found.get("nominatedNode"):
+            return [f"{lead}it fits its nominated node {found['nominatedNode']}, which kube-scheduler tries first"]
+        if "best" not in found:
+            return [f"{lead}{found['message']}: {', '.join(found['feasibleNodes'])}"]
         best = ", ".join(f"{b['node']} (total {b['total']})" for b in found["best"])
-        lines.append(f"{found['message']}; best: {best}")
+        lines = [f"{lead}{found['message']}; best: {best}"]
         if len(found["tiedAtTop"]) > 1:
             lines.append(f"kube-scheduler picks at random among the {len(found['tiedAtTop'])} nodes tied at the top")
         if found.get("scoreError"):
             lines.append(f"scoring fails ({found['scoreError']}), but with one feasible node upstream does not score")
+        return lines
+    lines = [f"{lead}{found['message']}"]
+    for action in (found.get("postFilter") or {}).get("actions", []):
+        lines.append(f"kube-scheduler would {describe_action(action)} (nothing is written here)")
+    if found.get("retry"):
+        lines.extend(_outcome_lines(found["retry"], retried=True))
     return lines
+
+
+def describe_action(action: Mapping[str, Any]) -> str:
+    """A PostFilter write in words."""
+    others = f" (or one of {', '.join(action['orOneOf'])}, chosen at random)" if action.get("orOneOf") else ""
+    if action["action"] == "deallocate":
+        where = f", allocated for {', '.join(action['allocatedFor'])}" if action.get("allocatedFor") else ""
+        return f"deallocate ResourceClaim {action['claim']}{where}{others}"
+    if action["action"] == "delete":
+        return f"delete ResourceClaim {action['claim']}"
+    victims = ", ".join(f"{v['pod']} (priority {v['priority']})" for v in action["victims"])
+    return f"preempt {victims} on node {action['node']}{others} and nominate it"

@@ -8,9 +8,10 @@ per-node methods stay small. Plugins are pure: the runtime owns looping, timing 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -116,11 +117,70 @@ class CycleState:
         # Whether this cycle's plugin times are recorded (drawn by the framework when it first asks).
         self.record_plugin_metrics: bool | None = None
 
+    def copy(self, snapshot: Snapshot | None = None) -> CycleState:
+        """A copy sharing what PreFilter computed (upstream's CycleState.Clone), on ``snapshot`` if given."""
+        copied = CycleState(self.snapshot if snapshot is None else snapshot)
+        copied.data = dict(self.data)
+        copied.skip_filter = set(self.skip_filter)
+        copied.skip_score = set(self.skip_score)
+        copied.prefilter_nodes = dict(self.prefilter_nodes)
+        copied.record_plugin_metrics = self.record_plugin_metrics
+        return copied
+
     def batch_of(self, nodes: Sequence[NodeInfo]) -> NodeBatch:
         """The nodes a PreFilter or PreScore plugin was given, as a batch (the runtime's, when it is theirs)."""
         if self.candidates is not None and nodes is self.candidates:
             return self.candidates
         return NodeBatch.of(nodes, self.snapshot.columns)
+
+
+class NodeToStatus:
+    """Why the pod fits none of the nodes, node by node (upstream's ``framework.NodeToStatus``).
+
+    Nodes named explicitly carry the status that rejected them; every other node carries ``absent``
+    (by default UnschedulableAndUnresolvable without a reason: a PreFilter rejection, or the nodes a
+    PreFilterResult left out, are stored that way). PostFilter plugins read it.
+    """
+
+    __slots__ = ("absent", "explicit")
+
+    def __init__(self, explicit: Mapping[str, Status] | None = None, absent: Status | None = None) -> None:
+        self.explicit: dict[str, Status] = dict(explicit or {})
+        self.absent = absent if absent is not None else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def get(self, node: str) -> Status:
+        """The node's status (``absent`` when it is not named)."""
+        return self.explicit.get(node, self.absent)
+
+    def __len__(self) -> int:
+        return len(self.explicit)
+
+    def nodes_for_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
+        """NodesForStatusCode: the nodes (of ``nodes``, in their order) whose status has ``code``."""
+        return [node for node in nodes if self.get(node.name).code == code]
+
+
+@dataclass
+class PostFilterResult:
+    """What a PostFilter plugin asks for beside its status: the pod's nominated node (None leaves it as it
+    is; "" clears it), and the writes kube-scheduler would make to the cluster (``actions``), which a
+    simulation applies to its own cache and an explanation reports."""
+
+    nominated_node: str | None = None
+    actions: list[PostFilterAction] = field(default_factory=list)
+
+
+class PostFilterAction(Protocol):
+    """A write a PostFilter plugin makes (deallocate a claim, evict a pod): described, and applied to a
+    simulation's cache, never to a cluster."""
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready account of the write."""
+        ...
+
+    def apply(self, cache: Any) -> None:
+        """Make the write in a simulation's ClusterCache."""
+        ...
 
 
 class Verdicts:
@@ -166,10 +226,24 @@ class Plugin:
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args = args or {}
+        # The Framework running this plugin (upstream's framework.Handle), set by the runtime: what a plugin
+        # that runs the profile's other plugins (preemption's dry run) runs them with.
+        self.handle: Any = None
 
 
 class FilterPlugin(Plugin):
-    """A plugin with the PreFilter/Filter extension points."""
+    """A plugin with the PreFilter/Filter extension points (and, optionally, PreEnqueue).
+
+    ``prefilter_reads_pods`` declares that what PreFilter computes depends on the pods on the nodes (upstream
+    gives such plugins AddPod/RemovePod extensions): preemption's dry run, which removes pods from a copy of
+    a node, runs their PreFilter again on a snapshot holding that copy, and reuses every other plugin's.
+    """
+
+    prefilter_reads_pods: ClassVar[bool] = False
+
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """PreEnqueue: a rejection keeps the pod out of the scheduling queue (no cycle is tried at all)."""
+        return None
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state; return SKIP to skip Filter, or a rejection to reject every node."""
@@ -205,6 +279,9 @@ class ScorePlugin(Plugin):
     """
 
     max_score: ClassVar[int] = MAX_NODE_SCORE
+    # True for a plugin upstream never skips (it has no PreScore) whose Skip here is only a shortcut for
+    # "every node scores 0": explanations then show the zeros kube-scheduler's log prints, not a skip.
+    skip_scores_zero: ClassVar[bool] = False
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         """Precompute per-pod state over the feasible nodes; return SKIP to contribute nothing."""
@@ -228,6 +305,17 @@ class ScorePlugin(Plugin):
         as_list = scores.tolist()
         self.normalize(state, pod, as_list)
         return np.array(as_list, np.int64)
+
+
+class PostFilterPlugin(Plugin):
+    """A plugin with the PostFilter extension point: run when no node fits, to make the pod schedulable
+    in a later cycle (preemption, deallocating a claim). It returns its status (Success when it helped)
+    and, optionally, a nomination and the writes it would make."""
+
+    def post_filter(self, state: CycleState, pod: PodRecord,
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        """The plugin's answer for a pod that fits nowhere."""
+        raise NotImplementedError
 
 
 class PluginError(Exception):

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, ScorePlugin
+from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, ScorePlugin
 from extender.engine.registry import lookup, registered
 
 # kube-scheduler v1.36 default multi-point plugins and weights (apis/config/v1/default_plugins.go, with the
 # plugins its feature gates add by default),
-# less the ones that take no part in filtering or scoring (queue sort, gates, preemption, binding).
+# less the ones that take no part in filtering, scoring or PostFilter (queue sort, gates, binding).
 UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("NodeUnschedulable", 0),
     ("NodeName", 0),
@@ -34,6 +34,7 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
     ("DynamicResources", 2),  # applyDynamicResources: just before DefaultPreemption
+    ("DefaultPreemption", 0),  # PostFilter only: after DynamicResources, whose deallocation is tried first
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("NodeDeclaredFeatures", 0),  # applyFeatureGates appends it (beta, on by default in 1.36)
@@ -56,18 +57,20 @@ class ProfileError(ValueError):
 
 @dataclass
 class Profile:
-    """A resolved profile: filter plugins in order, score plugins with weights, args and score mapping."""
+    """A resolved profile: filter plugins in order, score plugins with weights, PostFilter plugins in order,
+    args and score mapping."""
 
     name: str
     filters: list[str] = field(default_factory=list)
     scores: list[tuple[str, int]] = field(default_factory=list)
+    post_filters: list[str] = field(default_factory=list)
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     score_mapping: str = "absolute"
     max_score: int = MAX_NODE_SCORE  # the score plugins' common scale (10 for the 0-10 era profile)
 
     def summary(self) -> dict[str, Any]:
-        """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}}``."""
-        return {"filter": list(self.filters), "score": dict(self.scores)}
+        """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}, "postFilter": [...]}``."""
+        return {"filter": list(self.filters), "score": dict(self.scores), "postFilter": list(self.post_filters)}
 
 
 MAX_PLUGIN_WEIGHT = 2**31 - 1
@@ -153,6 +156,7 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
 
     filters = [n for n, _ in resolve("filter", FilterPlugin)]
     scores = [(n, w or 1) for n, w in resolve("score", ScorePlugin)]
+    post_filters = [n for n, _ in resolve("postFilter", PostFilterPlugin)]
 
     args: dict[str, dict[str, Any]] = {}
     config = spec.get("pluginConfig") or []
@@ -173,5 +177,6 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
     scales = {lookup(n).max_score for n, _ in scores}  # type: ignore[attr-defined]
     if len(scales) > 1:
         raise ProfileError(f"{path}.plugins: score plugins on different scales ({sorted(scales)}) cannot be mixed")
-    return Profile(name=name, filters=filters, scores=scores, args=args, score_mapping=mapping,
+    return Profile(name=name, filters=filters, scores=scores, post_filters=post_filters, args=args,
+                   score_mapping=mapping,
                    max_score=scales.pop() if scales else MAX_NODE_SCORE)

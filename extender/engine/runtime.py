@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,12 +20,16 @@ import numpy as np
 from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch, distinct
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
     Code,
     CycleState,
     FilterPlugin,
+    NodeToStatus,
+    PostFilterAction,
+    PostFilterPlugin,
     ScorePlugin,
     Status,
     Verdicts,
@@ -76,6 +80,18 @@ class FilterResult:
 
 
 @dataclass
+class PostFilterRun:
+    """What RunPostFilterPlugins concludes: the merged status (its message ends the pod's PodScheduled
+    message), the nomination (None: left as it is, "": cleared), every write the plugins made, in order,
+    and each plugin's own status."""
+
+    status: Status
+    nominated_node: str | None = None
+    actions: list[PostFilterAction] = field(default_factory=list)
+    plugins: list[tuple[str, Status]] = field(default_factory=list)
+
+
+@dataclass
 class PluginScore:
     """One score plugin's view of one node."""
 
@@ -100,6 +116,9 @@ class Framework:
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
         self.score_plugins: list[tuple[ScorePlugin, int]] = [(instance(n), w) for n, w in profile.scores]
+        self.post_filter_plugins: list[PostFilterPlugin] = [instance(n) for n in profile.post_filters]
+        for plugin in instances.values():
+            plugin.handle = self  # what a plugin that runs the others (preemption) runs them with
         # Whether filter or score can reuse anything through an equivalence cache: only node-local plugins
         # computed node by node (the columnar ones are recomputed for every pod, which is cheaper).
         self.reuses_equivalence = any(p.node_local and not p.columnar for p in
@@ -115,10 +134,34 @@ class Framework:
             state.record_plugin_metrics = random.randrange(100) < self.plugin_metrics_percent
         return self.timer if state.record_plugin_metrics else None
 
+    # ---- queueing ------------------------------------------------------------------------------
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """The PreEnqueue plugins, in order (SchedulingGates first, as in upstream's default set): the first
+        rejection, attributed to its plugin, keeps the pod out of the queue; kube-scheduler then tries no
+        cycle and leaves its PodScheduled condition as it is."""
+        gates = pod.spec.get("schedulingGates")
+        if isinstance(gates, list) and gates:
+            names = " ".join(str(g.get("name") if isinstance(g, dict) else g) for g in gates)
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{names}]",
+                          plugin="SchedulingGates")
+        for plugin in self.filter_plugins:
+            try:
+                status = plugin.pre_enqueue(snapshot, pod)
+            except Exception as err:
+                status = Status(Code.ERROR, str(err))
+            if status is not None and status.code != Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        """Run every PreFilter; returns the first rejection or error (it applies to every node)."""
+        """Run the PreFilters as RunPreFilterPlugins does; returns the rejection or error (for every node).
+
+        An UnschedulableAndUnresolvable rejection or an Error stops at once; after an Unschedulable one the
+        others still run (PostFilter reads their state), and the last such rejection is returned.
+        """
         timer = self._timer(state)
+        rejected: Status | None = None
         for plugin in self.filter_plugins:
             started = time.perf_counter()
             try:
@@ -136,9 +179,11 @@ class Framework:
             if status.code == Code.ERROR:
                 return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}',
                               plugin=plugin.name)
-            if status.code != Code.SUCCESS:
+            if status.code == Code.UNSCHEDULABLE:
+                rejected = status.with_plugin(plugin.name)
+            elif status.code != Code.SUCCESS:
                 return status.with_plugin(plugin.name)
-        return None
+        return rejected
 
     def filter(self, state: CycleState, pod: PodRecord, nodes: NodeBatch | Sequence[NodeInfo],
                equivalence: tuple[EquivalenceCache, str] | None = None) -> FilterResult:
@@ -208,6 +253,40 @@ class Framework:
             batch = batch.take(passed)
         return result
 
+    def filter_node(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> Status | None:
+        """RunFilterPlugins on one node with a state PreFilter already filled: the first rejection (or the
+        Error, worded as the runtime words it), None when the pod fits."""
+        batch = NodeBatch.of([node], state.snapshot.columns)
+        state.candidates = batch
+        for plugin in self.filter_plugins:
+            if plugin.name in state.skip_filter:
+                continue
+            try:
+                status = plugin.filter_batch(state, pod, batch).status(0)
+            except Exception as err:
+                return filter_error(plugin.name, str(err))
+            if status is not None and status.code != Code.SUCCESS:
+                if status.code == Code.ERROR:
+                    return filter_error(plugin.name, status.message)
+                return status.with_plugin(plugin.name)
+        return None
+
+    def refresh_pod_dependent_state(self, state: CycleState, pod: PodRecord) -> Status | None:
+        """Run again, on ``state``'s snapshot, the PreFilters whose results depend on the nodes' pods (the
+        plugins upstream keeps current through AddPod/RemovePod); the others' results stand."""
+        for plugin in self.filter_plugins:
+            if not plugin.prefilter_reads_pods or plugin.name in state.skip_filter:
+                continue
+            try:
+                status = plugin.pre_filter(state, pod, state.snapshot.node_list)
+            except Exception as err:
+                return Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}', plugin=plugin.name)
+            if status is not None and status.code == Code.SKIP:
+                state.skip_filter.add(plugin.name)  # nothing left for it to check on these pods
+            elif status is not None and status.code != Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
     @staticmethod
     def _filter_equivalent(state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo], plugins: list[FilterPlugin],
                            equivalence: tuple[EquivalenceCache, str], result: FilterResult) -> BoolArray:
@@ -235,6 +314,40 @@ class Framework:
         except _FilterStop as stop:
             result.error = stop.status
         return keep
+
+    # ---- PostFilter ----------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: PodRecord, statuses: NodeToStatus) -> PostFilterRun:
+        """RunPostFilterPlugins: the plugins in order until one succeeds (or rejects for good, or fails).
+
+        The statuses that only say "not this time" (Unschedulable) are merged: their reasons joined, the
+        last real nomination kept. An UnschedulableAndUnresolvable status ends the run as it is; any other
+        failure ends it as an Error with the plugin's message.
+        """
+        run = PostFilterRun(Status(Code.UNSCHEDULABLE))
+        reasons: list[str] = []
+        for plugin in self.post_filter_plugins:
+            try:
+                result, status = plugin.post_filter(state, pod, statuses)
+            except Exception as err:  # a plugin bug is the plugin's Error, never a crash
+                result, status = None, Status(Code.ERROR, str(err))
+            status = status.with_plugin(plugin.name)
+            run.plugins.append((plugin.name, status))
+            if result is not None:
+                run.actions.extend(result.actions)
+            if status.code in (Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+                run.status = status
+                run.nominated_node = result.nominated_node if result is not None else None
+                return run
+            if status.code not in (Code.UNSCHEDULABLE, Code.PENDING):
+                run.status = Status(Code.ERROR, status.message, plugin=plugin.name)
+                run.nominated_node = None
+                return run
+            if result is not None and result.nominated_node is not None:
+                run.nominated_node = result.nominated_node
+            reasons.extend(status.reasons)
+        plugin_name = run.plugins[0][0] if run.plugins else ""
+        run.status = Status(Code.UNSCHEDULABLE, *reasons, plugin=plugin_name)
+        return run
 
     # ---- scoring -------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: PodRecord, candidates: NodeBatch | Sequence[NodeInfo],
@@ -264,8 +377,8 @@ class Framework:
                     timer(plugin.name, "PreScore", time.perf_counter() - started)
             if status is not None and status.code == Code.SKIP:
                 state.skip_score.add(plugin.name)
-                if details is not None:
-                    details[plugin.name] = {n.name: PluginScore(skipped=True) for n in nodes}
+                if details is not None:  # zeros where upstream scores every node 0 rather than skipping
+                    details[plugin.name] = {n.name: PluginScore(skipped=not plugin.skip_scores_zero) for n in nodes}
                 continue
             if status is not None and status.code != Code.SUCCESS:
                 raise PluginScoreError(f'running PreScore plugin "{plugin.name}": {status.message}')
@@ -322,6 +435,7 @@ class Framework:
         """Every plugin's verdict on every node, then scores of the feasible nodes (the oracle's shape)."""
         out: dict[str, Any] = {"prefilter": {}, "nodes": {}}
         prefilter: dict[str, Any] = out["prefilter"]
+        rejected = False
         for plugin in self.filter_plugins:
             try:
                 status = plugin.pre_filter(state, pod, nodes)
@@ -333,11 +447,16 @@ class Framework:
             prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
+            elif code == Code.UNSCHEDULABLE:
+                rejected = True  # the other PreFilters still run, as upstream's
             elif code != Code.SUCCESS:
-                # Rejected on every node before any Filter ran: list the nodes, none feasible.
-                for node in nodes:
-                    out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
-                return out
+                rejected = True
+                break
+        if rejected:
+            # Rejected on every node before any Filter ran: list the nodes, none feasible.
+            for node in nodes:
+                out["nodes"][node.name] = {"filters": {}, "feasible": False, "scores": {}, "total": 0}
+            return out
         # Plugin-major, as filter(): each plugin's verdicts over every node at once.
         batch = NodeBatch.of(list(nodes), state.snapshot.columns)
         sweeps: dict[str, Verdicts] = {}

@@ -1,11 +1,18 @@
 """Simulate: schedule a list of pods onto a cluster one by one, as kube-scheduler's cycle would.
 
-Each pod goes through PreFilter/Filter on every node, then (with more than one feasible node)
-PreScore/Score, then host selection, and is assumed on the chosen node so that the next pod sees it.
-Host selection follows the profile's era: since v1.35 kube-scheduler picks uniformly among the nodes
-tied at the top total (a heap ordered by score, ties broken by a random number: here a seedable RNG);
-v1.12 walked the tied nodes round-robin (``lastNodeIndex % len(ties)``, the index kept across pods).
-A pod that fits nowhere gets upstream's FitError message: "0/N nodes are available: <sorted histogram>."
+Each pod goes through a scheduling cycle (``engine/cycle.py``): PreFilter/Filter on every node, then
+(with more than one feasible node) PreScore/Score, then host selection, and is assumed on the chosen node
+so that the next pod sees it. Host selection follows the profile's era: since v1.35 kube-scheduler picks
+uniformly among the nodes tied at the top total (a heap ordered by score, ties broken by a random number:
+here a seedable RNG); v1.12 walked the tied nodes round-robin (``lastNodeIndex % len(ties)``, the index
+kept across pods).
+
+A pod that fits nowhere gets the message its PodScheduled condition would carry: FitError's ("0/N nodes
+are available: <sorted histogram>.") followed by the PostFilter plugins' words. What those plugins would
+write is applied to the simulation's own cache, as kube-scheduler's writes would change the cluster, and
+the pod is tried again, as kube-scheduler retries it once the writes are seen: a claim DynamicResources
+deallocates may then be allocated on another node, and after a preemption the victims are gone and the
+pod tries its nominated node first. A pod is tried at most ``MAX_ATTEMPTS`` times.
 
 By default every node is filtered and scored (kube-scheduler with ``percentageOfNodesToScore: 100``, or any
 cluster under 100 nodes). With ``percentage_of_nodes_to_score`` set, the search stops as upstream's
@@ -19,16 +26,29 @@ this is its order with ``parallelism: 1``, the one deterministic reading of it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord, RecordError
+from extender.engine.cycle import (
+    GATED,
+    MAX_ATTEMPTS,
+    SCHEDULABLE,
+    SCHEDULER_ERROR,
+    CycleResult,
+    Narrowing,
+    schedule,
+    with_nomination,
+)
+from extender.engine.fit_error import fit_error_message, prefilter_narrowing
 from extender.engine.framework import MAX_NODE_SCORE, CycleState
+from extender.engine.plugins.default_preemption import Evict
 from extender.engine.plugins.dynamic_resources import claims_to_assume
-from extender.engine.runtime import Framework, PluginScoreError
+from extender.engine.runtime import Framework
+from extender.kube.priority import PriorityError, admitted
 
 ROUND_ROBIN = "round-robin"
 RANDOM = "random"
@@ -36,16 +56,33 @@ RANDOM = "random"
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
+__all__ = ["MAX_ATTEMPTS", "RANDOM", "ROUND_ROBIN", "Placement", "SimulationResult", "Simulator",
+           "fit_error_message", "node_tree_order", "num_feasible_nodes_to_find", "prefilter_narrowing", "utilization",
+           "zone_key"]
+
 
 @dataclass
 class Placement:
-    """Where one pod went (node empty when unschedulable) and why."""
+    """Where one pod went (node empty when unschedulable) and why.
+
+    ``message`` is the last failed cycle's PodScheduled message (the pod's final one when it is
+    unschedulable); ``attempts`` lists, for each failed cycle before the last, that cycle's message and
+    what its PostFilter plugins wrote (a claim deallocated, pods preempted) before the pod was tried again.
+    ``fit_error`` is the FitError part of ``message`` alone (its histogram, without the PostFilter's words;
+    empty when the last cycle ended in no FitError). A pod placed here and later evicted by a preemption
+    of this simulation is no longer placed: its node is cleared and ``preempted_by`` names the preemptor,
+    as kube-scheduler's eviction deletes the pod (its controller, if any, would create it anew).
+    """
 
     pod: str
     node: str = ""
     score: int | None = None
     feasible: int = 0
     message: str = ""
+    fit_error: str = ""
+    preempted_by: str = ""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    nominated: bool = False  # placed on the node its preemption nominated, without scoring
 
 
 @dataclass
@@ -68,47 +105,17 @@ class SimulationResult:
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
+        def attempts(p: Placement) -> dict[str, Any]:
+            return {"attempts": p.attempts} if p.attempts else {}
+
         return {
-            "scheduled": [{"pod": p.pod, "node": p.node, "score": p.score, "feasibleNodes": p.feasible}
-                          for p in self.scheduled],
-            "unschedulable": [{"pod": p.pod, "message": p.message} for p in self.unschedulable],
+            "scheduled": [{"pod": p.pod, "node": p.node, "score": p.score, "feasibleNodes": p.feasible,
+                           **attempts(p)} for p in self.scheduled],
+            "unschedulable": [{"pod": p.pod, "message": p.message, **attempts(p),
+                               **({"preemptedBy": p.preempted_by} if p.preempted_by else {})}
+                              for p in self.unschedulable],
             "utilization": {"before": self.before, "after": self.after},
         }
-
-
-def fit_error_message(num_nodes: int, reasons_per_node: Iterable[Sequence[str]],
-                      prefilter: str | None = None) -> str:
-    """Upstream's FitError.Error(): "0/N nodes are available:" then the PreFilter rejection's message, or
-    the sorted "<count> <reason>" histogram of each failed node's reasons (Go's byte-order sort)."""
-    message = f"0/{num_nodes} nodes are available:"
-    if prefilter is not None:
-        return message + f" {prefilter}."
-    counts: dict[str, int] = {}
-    for reasons in reasons_per_node:
-        for reason in reasons:
-            counts[reason] = counts.get(reason, 0) + 1
-    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
-    if histogram:
-        message += f" {', '.join(histogram)}."
-    return message
-
-
-def prefilter_narrowing(prefilter_nodes: Mapping[str, frozenset[str]]) -> tuple[frozenset[str] | None, str]:
-    """The nodes PreFilter results leave to filter (None: every node) and the reason upstream gives.
-
-    RunPreFilterPlugins intersects the plugins' PreFilterResults: an empty intersection rejects the pod
-    ("node(s) didn't satisfy plugin X" / "plugin(s) [X Y] simultaneously", the returned reason); otherwise
-    the nodes left out are never filtered and each counts under "node(s) didn't satisfy plugin(s) [X]".
-    """
-    allowed: frozenset[str] | None = None
-    for names in prefilter_nodes.values():
-        allowed = names if allowed is None else allowed & names
-    plugins = sorted(prefilter_nodes)
-    listed = "[" + " ".join(plugins) + "]"  # Go's %v of a []string
-    if allowed is not None and not allowed:
-        return allowed, (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1
-                         else f"node(s) didn't satisfy plugin(s) {listed} simultaneously")
-    return allowed, f"node(s) didn't satisfy plugin(s) {listed}"
 
 
 def utilization(cache: ClusterCache) -> dict[str, dict[str, Any]]:
@@ -172,6 +179,7 @@ class Simulator:
         self.percentage = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self._tree: tuple[list[str], list[int]] | None = None  # (node names, node-tree order as positions)
+        self._placed: dict[str, Placement] = {}  # by cache key: the pods this simulation placed, still there
 
     def _search_order(self, nodes: list[NodeInfo]) -> list[NodeInfo]:
         """The nodes in node-tree order (the order's positions are kept while the nodes are the same)."""
@@ -216,49 +224,78 @@ class Simulator:
             return chosen
         return self.rng.choice(tied)
 
+    def _narrowing(self, nodes: list[NodeInfo]) -> Narrowing | None:
+        """With ``percentage_of_nodes_to_score``, the feasible nodes upstream's search keeps (None: all)."""
+        if self.percentage is None:
+            return None
+
+        def narrow(state: CycleState, feasible: list[NodeInfo]) -> list[NodeInfo]:
+            allowed, _ = prefilter_narrowing(state.prefilter_nodes)
+            return self._stop_early(self._search_order(nodes), feasible, allowed, len(nodes))
+        return narrow
+
     def place(self, raw_pod: Mapping[str, Any]) -> Placement:
-        """Schedule one pod and assume it on its node."""
+        """Schedule one pod (retrying after the PostFilter's writes) and assume it on its node."""
         meta = raw_pod.get("metadata") or {}
         label = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
         try:
-            pod = PodRecord(raw_pod)
+            pod = PodRecord(admitted(raw_pod, self.cache.snapshot().objects.get("PriorityClass", {})))
+        except PriorityError as err:
+            return Placement(label, message=f"refused by the Priority admission plugin: {err}")
         except RecordError as err:
             return Placement(label, message=f"invalid pod: {err}")
-        snapshot = self.cache.snapshot()
-        nodes = snapshot.node_list
-        state = CycleState(snapshot)
-        result = self.framework.filter(state, pod, nodes)
-        if result.error is not None:
-            return Placement(label, message=f"error: {result.error.message}")
-        if not result.feasible:
-            prefilter = result.prefilter_rejection
-            allowed, outside = prefilter_narrowing(state.prefilter_nodes)
-            if prefilter is None and allowed is not None and not allowed:
-                return Placement(label, message=fit_error_message(len(nodes), (), outside))
-            reasons = (status.reasons if allowed is None or name in allowed else (outside,)
-                       for name, status in result.failed.items())
-            message = fit_error_message(len(nodes), reasons, prefilter.message if prefilter is not None else None)
-            return Placement(label, message=message)
-        feasible = result.feasible
-        if self.percentage is not None:
-            allowed, _ = prefilter_narrowing(state.prefilter_nodes)
-            feasible = self._stop_early(self._search_order(nodes), feasible, allowed, len(nodes))
-        if len(feasible) == 1:
+        placement = Placement(label)
+        for _ in range(MAX_ATTEMPTS):
+            snapshot = self.cache.snapshot()
+            cycle = schedule(self.framework, snapshot, pod, narrow=self._narrowing(snapshot.node_list))
+            if cycle.status == SCHEDULABLE:
+                return self._assume(placement, pod, cycle)
+            placement.message = (f"error: {cycle.message}" if cycle.status == SCHEDULER_ERROR
+                                 else f"not queued by kube-scheduler ({cycle.message})" if cycle.status == GATED
+                                 else cycle.message)
+            placement.fit_error = cycle.fit_error
+            if not cycle.actions:
+                return placement
+            placement.attempts.append({"message": cycle.message,
+                                       "postFilter": [action.describe() for action in cycle.actions]})
+            for action in cycle.actions:
+                action.apply(self.cache)
+                if isinstance(action, Evict):
+                    self._evicted(action, label)
+            nominated = cycle.post_filter.nominated_node if cycle.post_filter is not None else None
+            if nominated is not None:  # the pod's status.nominatedNodeName, as kube-scheduler sets it
+                pod = PodRecord(with_nomination(pod.raw, nominated))
+        return placement
+
+    def _evicted(self, evict: Evict, preemptor: str) -> None:
+        """The victims this simulation had placed are placed no more."""
+        for victim in evict.victims.pods:
+            placement = self._placed.pop(victim.cache_key, None)
+            if placement is not None:
+                placement.message = f"preempted by {preemptor} on {placement.node}"
+                placement.node, placement.score, placement.feasible = "", None, 0
+                placement.preempted_by = preemptor
+
+    def _assume(self, placement: Placement, pod: PodRecord, cycle: CycleResult) -> Placement:
+        """Choose among the feasible nodes and assume the pod there, with the devices allocated for it."""
+        feasible = cycle.feasible
+        if cycle.totals is None:
             chosen, score = feasible[0].name, None
         else:
-            try:
-                totals = self.framework.score(state, pod, feasible)
-            except PluginScoreError as err:
-                return Placement(label, message=f"error: {err}")
-            chosen = self.select_host([n.name for n in feasible], totals)
-            score = totals[[n.name for n in feasible].index(chosen)]
+            names = [n.name for n in feasible]
+            chosen = self.select_host(names, cycle.totals)
+            score = cycle.totals[names.index(chosen)]
         # Devices allocated to the pod's claims on that node count for the pods placed after it.
-        claims = claims_to_assume(self.framework.filter_plugins, state, pod, chosen, include_extended=True)
+        claims = claims_to_assume(self.framework.filter_plugins, cycle.state, pod, chosen, include_extended=True)
         try:
             self.cache.assume_pod(pod, chosen, claims)
         except CacheError as err:
-            return Placement(label, message=f"error: {err}")
-        return Placement(label, chosen, score, len(feasible))
+            placement.message = f"error: {err}"
+            return placement
+        placement.node, placement.score, placement.feasible = chosen, score, len(feasible)
+        placement.message, placement.fit_error, placement.nominated = "", "", cycle.nominated
+        self._placed[pod.cache_key] = placement
+        return placement
 
     def run(self, pods: Sequence[Mapping[str, Any]],
             progress: Callable[[int, int], None] | None = None) -> SimulationResult:

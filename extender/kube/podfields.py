@@ -13,9 +13,11 @@ KEPT_SPEC = ("nodeName", "affinity", "priority", "priorityClassName", "preemptio
              "tolerations", "topologySpreadConstraints", "nodeSelector", "overhead", "resources", "hostNetwork",
              "volumes", "resourceClaims", "hostUsers")
 KEPT_CONTAINER = ("name", "image", "resources", "ports", "restartPolicy", "restartPolicyRules")
-KEPT_STATUS = ("phase", "startTime", "conditions", "resourceClaimStatuses", "extendedResourceClaimStatus")
+KEPT_STATUS = ("phase", "startTime", "conditions", "resourceClaimStatuses", "extendedResourceClaimStatus",
+               "nominatedNodeName")
 KEPT_STATUS_CONTAINER = ("name", "allocatedResources", "resources")
 # Volume sources no plugin reads (they never limit placement); PVCs, ephemeral and disk volumes are kept.
 UNREAD_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
-# Of the status conditions, only the resize state matters (to in-place resize accounting).
-KEPT_CONDITION_TYPE = "PodResizePending"
+# Of the status conditions, only the resize state (in-place resize accounting) and the mark of a pod being
+# preempted (preemption waits while a victim on the nominated node terminates) matter.
+KEPT_CONDITION_TYPES = frozenset({"PodResizePending", "DisruptionTarget"})

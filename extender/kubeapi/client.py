@@ -59,6 +59,8 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices", False),
     Resource("ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims", True),
     Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses", False),
+    Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets", True),
+    Resource("PriorityClass", "/apis/scheduling.k8s.io/v1/priorityclasses", False),
 )}
 
 

@@ -20,6 +20,7 @@ from extender.plan.planfile import Price
 _FIT_ERROR = re.compile(r"^0/\d+ nodes are available: (.*)\.$", re.DOTALL)
 _COUNTED = re.compile(r"^(\d+) (.+)$", re.DOTALL)
 NO_ZONE = "(no zone)"
+PREEMPTED = "preempted by a pod placed after it"
 
 
 def pending_reasons(message: str) -> list[tuple[int, str]]:
@@ -142,7 +143,8 @@ def summarize(name: str, simulation: SimulationResult, cache: ClusterCache, *, z
     result.pending_pods = [(p.pod, p.message) for p in pending]
     reasons: dict[str, int] = {}
     for placement in pending:
-        reason = principal_reason(placement.message)
+        # The histogram is FitError's part; the PostFilter's words after it are about preemption's nodes.
+        reason = PREEMPTED if placement.preempted_by else principal_reason(placement.fit_error or placement.message)
         reasons[reason] = reasons.get(reason, 0) + 1
     result.pending_reasons = dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
     if keep_placements:

@@ -688,7 +688,8 @@ def scheduler_configuration(
 class Scheduler:
     """A kube-scheduler process with a written configuration file."""
 
-    def __init__(self, cp: ControlPlane, workdir: Path, config: Obj, verbosity: int = 3) -> None:
+    def __init__(self, cp: ControlPlane, workdir: Path, config: Obj, verbosity: int = 3,
+                 extra_args: Sequence[str] = ()) -> None:
         self.config = config
         workdir.mkdir(parents=True, exist_ok=True)
         self.config_path = workdir / "scheduler-config.yaml"
@@ -706,6 +707,7 @@ class Scheduler:
                 # No client CA or request-header CA is configured on this apiserver.
                 "--authentication-skip-lookup",
                 f"--v={verbosity}",
+                *extra_args,
             ],
             workdir / "kube-scheduler.log",
         )

@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
 OK_CODES = {"Success", "Skip", None}  # None: the engine did not report the plugin
 FEASIBLE, TOTAL = "(feasible)", "(total)"  # pseudo-plugins in the agreement table
+CYCLE, POST_FILTER = "(cycle message)", "(postFilter)"  # the whole PodScheduled message; PostFilter's writes
 
 # Upstream's in-tree plugins (v1.36.3): only these can be handed to the oracle.
 UPSTREAM_PLUGINS = {
@@ -87,15 +88,22 @@ def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str)
         raise RuntimeError(f"oracle exited with {rc}")
 
 
+# Upstream's plugins with a PostFilter extension point.
+UPSTREAM_POST_FILTERS = {"DynamicResources", "DefaultPreemption"}
+
+
 def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A v1 KubeSchedulerProfile running exactly ``enabled`` (``{"filter": [...], "score": {...}}``).
+    """A v1 KubeSchedulerProfile running exactly ``enabled`` (``{"filter": [...], "score": {...},
+    "postFilter": [...]}``).
 
     Filter-only plugins are kept out of PreScore/Score and score-only ones out of
-    PreFilter/Filter, so that unimplemented plugins cannot change the feasible set.
+    PreFilter/Filter, so that unimplemented plugins cannot change the feasible set; a plugin the engine
+    runs without its PostFilter is kept out of PostFilter.
     """
     filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
     scores = {p: w for p, w in enabled["score"].items() if p in UPSTREAM_PLUGINS}
-    names = list(dict.fromkeys([*filters, *scores]))
+    post_filters = [p for p in enabled.get("postFilter", []) if p in UPSTREAM_PLUGINS]
+    names = list(dict.fromkeys([*filters, *scores, *post_filters]))
     multi = [{"name": n, **({"weight": scores[n]} if n in scores else {})} for n in names]
     plugins: dict[str, Any] = {"multiPoint": {"enabled": multi, "disabled": [{"name": "*"}]}}
     filter_only = [{"name": n} for n in filters if n not in scores]
@@ -106,6 +114,9 @@ def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = 
     if score_only:
         plugins["preFilter"] = {"disabled": score_only}
         plugins["filter"] = {"disabled": score_only}
+    without_post_filter = [{"name": n} for n in names if n in UPSTREAM_POST_FILTERS and n not in post_filters]
+    if without_post_filter:
+        plugins["postFilter"] = {"disabled": without_post_filter}
     profile: dict[str, Any] = {"schedulerName": (base or {}).get("schedulerName", "default-scheduler")}
     profile["plugins"] = plugins
     if base and base.get("pluginConfig"):
@@ -140,6 +151,21 @@ class Stats:
     plugin_scenarios: dict[str, list[int]] = field(default_factory=dict)  # [agreed, total]
     plugin_checks: dict[str, list[int]] = field(default_factory=dict)
     failed_seeds: dict[int, list[Mismatch]] = field(default_factory=dict)
+    # How kube-scheduler's own cycles ended: Schedulable, Unschedulable, ..., and what PostFilter wrote.
+    cycles: dict[str, int] = field(default_factory=dict)
+
+    def count_cycle(self, cycle: Mapping[str, Any] | None) -> None:
+        """Tally one oracle cycle's ending."""
+        if not cycle:
+            return
+        kinds = [cycle["status"]]
+        post_filter = cycle.get("postFilter") or {}
+        if post_filter.get("victims"):
+            kinds.append("preempted")
+        if post_filter.get("deallocated") or post_filter.get("deleted"):
+            kinds.append("claim deallocated or deleted")
+        for kind in kinds:
+            self.cycles[kind] = self.cycles.get(kind, 0) + 1
 
     def add(self, seed: int, plugins: Iterable[str], mismatches: list[Mismatch], checks: dict[str, int]) -> None:
         """Record one compared scenario."""
@@ -166,6 +192,8 @@ class Stats:
             rows.append((p, f"{a}/{t}", _pct(a, t), f"{ca}/{ct}", _pct(ca, ct)))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+        if self.cycles:
+            lines.append("kube-scheduler's cycles: " + ", ".join(f"{n} {k}" for k, n in sorted(self.cycles.items())))
         lines.append(
             f"{self.scenarios} scenarios compared, {len(self.failed_seeds)} with mismatches, "
             f"{len(self.oracle_errors)} oracle errors, {len(self.engine_errors)} engine errors"
@@ -233,9 +261,61 @@ def compare(
             continue
         for p in scores:
             es, gs = e["scores"].get(p) or {}, (g.get("scores") or {}).get(p) or {}
+            # Skipped where upstream's PreScore skipped, and only there: where upstream scores (0), so do we.
+            check(p, node, "score skipped", bool(es.get("skipped")), bool(gs.get("skipped")))
             for k in ("raw", "normalized", "weighted") if not es.get("skipped") else ("normalized", "weighted"):
                 check(p, node, f"score {k}", es.get(k, 0), gs.get(k, 0))
         check(TOTAL, node, "total", e["total"], g.get("total"))
+    return out, checks
+
+
+def compare_cycle(seed: int, expected: Mapping[str, Any] | None, outcome: Mapping[str, Any]
+                  ) -> tuple[list[Mismatch], dict[str, int]]:
+    """Compare kube-scheduler's own cycle (the oracle's ``cycle``) with explain's ``outcome``: the status,
+    the whole PodScheduled message, and the PostFilter's status, nomination and writes (where upstream
+    picks at random among equals, any of the ones explain names will do)."""
+    out: list[Mismatch] = []
+    checks: dict[str, int] = {}
+
+    def check(plugin: str, what: str, exp: Any, act: Any) -> None:
+        checks[plugin] = checks.get(plugin, 0) + 1
+        if exp != act:
+            out.append(Mismatch(seed, plugin, "*", what, exp, act))
+
+    if not expected:
+        return out, checks
+    check(CYCLE, "status", expected["status"], outcome.get("status"))
+    if expected["status"] == "Gated":
+        # No cycle, no condition: which plugin keeps the pod out is what the user reads (the words are ours).
+        check(CYCLE, "PreEnqueue plugin", expected["message"].split(":")[0], outcome.get("plugin"))
+        return out, checks
+    if expected["status"] == "Schedulable":
+        return out, checks
+    check(CYCLE, "message", expected["message"], outcome.get("message"))
+    exp_pf, got_pf = expected.get("postFilter"), outcome.get("postFilter")
+    if expected["status"] != "Unschedulable" or (exp_pf is None and got_pf is None):
+        return out, checks
+    if exp_pf is None or got_pf is None:
+        check(POST_FILTER, "ran", exp_pf is not None, got_pf is not None)
+        return out, checks
+    check(POST_FILTER, "code", exp_pf["code"], got_pf["code"])
+    check(POST_FILTER, "message", exp_pf["message"], got_pf["message"])
+    actions = got_pf.get("actions") or []
+    preempt = next((a for a in actions if a["action"] == "preempt"), None)
+    choices = {} if preempt is None else {c["node"]: c for c in [preempt, *preempt.get("alternatives", [])]}
+    nominated = exp_pf.get("nominatedNode")
+    got_nominated = got_pf.get("nominatedNode")
+    if nominated is not None and nominated in choices:
+        got_nominated = nominated  # one of the nodes tied on every criterion: upstream picks one at random
+    check(POST_FILTER, "nominated node", nominated, got_nominated)
+    victims = sorted(v["pod"] for v in (choices.get(nominated or "") or {}).get("victims", []))
+    check(POST_FILTER, "victims", sorted(exp_pf.get("victims") or []), victims)
+    for kind, field_name in (("deallocate", "deallocated"), ("delete", "deleted")):
+        mine = [a for a in actions if a["action"] == kind]
+        theirs = list(exp_pf.get(field_name) or [])
+        allowed = {c for a in mine for c in [a["claim"], *a.get("orOneOf", [])]}
+        got = theirs if theirs and set(theirs) <= allowed and len(theirs) == len(mine) else [a["claim"] for a in mine]
+        check(POST_FILTER, field_name, theirs, got)
     return out, checks
 
 
@@ -282,10 +362,13 @@ def differential(
         if got.get("error"):
             stats.engine_errors.append((seed, str(got["error"])))
             mism = [Mismatch(seed, FEASIBLE, "*", "engine error", None, got["error"])]
-            stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, {})
+            stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism, {})
         else:
+            stats.count_cycle(expected.get("cycle"))
             mism, checks = compare(seed, expected, got, enabled)
-            stats.add(seed, [*compared, FEASIBLE, TOTAL], mism, checks)
+            cycle_mism, cycle_checks = compare_cycle(seed, expected.get("cycle"), got.get("outcome") or {})
+            stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism + cycle_mism,
+                      {**checks, **cycle_checks})
         if on_result:
             on_result(seed, stats.failed_seeds.get(seed, []))
     return stats
@@ -296,7 +379,7 @@ def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None
     from extender.engine.explain import enabled_plugins
 
     enabled = enabled_plugins(profile)
-    return Features.parse(spec).for_plugins([*enabled["filter"], *enabled["score"]])
+    return Features.parse(spec).for_plugins([*enabled["filter"], *enabled["score"], *enabled["postFilter"]])
 
 
 def env_int(name: str, default: int) -> int:

@@ -7,6 +7,8 @@ agreement per plugin and the seeds that disagree.
     python tests/oracle/run_many.py --count 2000 --profiles       # a random profile (weights, args) per seed
     python tests/oracle/run_many.py --count 300 --dra-scoring     # seeds whose pod requests a DRA-backed
                                                                   # extended resource, scored in devices
+    python tests/oracle/run_many.py --count 500 --priorities      # seeds with priorities and budgets
+                                                                  # (preemption's victims, PostFilter)
 
 Exit status: 0 when everything agrees, 1 otherwise.
 """
@@ -25,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository root: the extender package
 
 from oracle_harness import differential, scenario_features
-from scenarios import dra_scoring_profile, generate, generate_profile, requests_dra_backed_resource
+from scenarios import dra_scoring_profile, generate, generate_profile, has_priorities, requests_dra_backed_resource
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profiles", action="store_true", help="a random profile (weights, plugin args) per seed")
     ap.add_argument("--dra-scoring", action="store_true",
                     help="only seeds whose pod requests a DRA-backed extended resource, with a profile scoring it")
+    ap.add_argument("--priorities", action="store_true",
+                    help="only seeds whose pods have priorities (preemption's dry run has victims to weigh)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mismatch")
     ap.add_argument("--max-seeds", type=int, default=50, help="failing seeds to list (default 50)")
     ap.add_argument("--dump", action="store_true", help="print the scenario of --seed as JSON and exit")
@@ -54,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.monotonic()
     seeds: list[int] | range = range(args.seed, args.seed + args.count)
-    if args.dra_scoring:  # the first --count seeds from --seed on that qualify
-        qualifying = (s for s in itertools.count(args.seed) if requests_dra_backed_resource(generate(s, feats)))
+    if args.dra_scoring or args.priorities:  # the first --count seeds from --seed on that qualify
+        wanted = requests_dra_backed_resource if args.dra_scoring else has_priorities
+        qualifying = (s for s in itertools.count(args.seed) if wanted(generate(s, feats)))
         seeds = list(itertools.islice(qualifying, args.count))
     stats = differential(seeds, lambda s: generate(s, feats), profile_for=profile_for)
     elapsed = time.monotonic() - start

@@ -76,6 +76,7 @@ FEATURE_PLUGINS: dict[str, set[str]] = {
     "volumes": {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"},
     "dra": {"DynamicResources"},
     "declared_features": {"NodeDeclaredFeatures"},
+    "priorities": {"DefaultPreemption"},
 }
 CSI = "csi.example.com"
 GCE_CSI = "pd.csi.storage.gke.io"  # in-tree gcePersistentDisk volumes migrate to it
@@ -108,6 +109,7 @@ class Features:
     volumes: bool = True
     dra: bool = True
     declared_features: bool = True
+    priorities: bool = True
     terminal_pods: bool = True
     edge_cases: bool = True
     odd_quantities: bool = True
@@ -253,6 +255,10 @@ class _Gen:
             objects += _DRAGen(self.seed, [n.name for n in self.nodes], self.f.edge_cases).add(pod, objects)
         if self.f.declared_features:
             _declared_features(self.seed, objects, pod)
+        if self.f.dra:
+            _deallocatable_claim(self.seed, objects, pod)
+        if self.f.priorities:
+            _priorities(self.seed, objects, pod)
         return {"id": f"seed-{self.seed}", "objects": objects, "pod": pod}
 
     def namespace(self, name: str, labels: dict[str, str]) -> Obj:
@@ -1362,6 +1368,140 @@ def _declared_features(seed: int, objects: list[Obj], pod: Obj) -> None:
                                          "exitCodes": {"operator": "In", "values": [42]}}]
 
 
+def _deallocatable_claim(seed: int, objects: list[Obj], pod: Obj) -> None:
+    """Sometimes one of the incoming pod's claims by name is already allocated on a node and reserved for no
+    pod, and that node is often cordoned: DynamicResources' PostFilter deallocates such a claim when no node
+    fits. A generator of its own keeps the other scenarios as they were."""
+    rng = random.Random(seed * 6053 + 7)
+    if rng.random() >= 0.3:
+        return
+    by_name = {(o["metadata"].get("namespace"), o["metadata"]["name"]): o for o in objects
+               if o["kind"] == "ResourceClaim"}
+    ns = pod["metadata"]["namespace"]
+    named = [by_name[(ns, c["resourceClaimName"])] for c in pod["spec"].get("resourceClaims", [])
+             if "resourceClaimName" in c and (ns, c["resourceClaimName"]) in by_name
+             and "status" not in by_name[(ns, c["resourceClaimName"])]
+             and "deletionTimestamp" not in by_name[(ns, c["resourceClaimName"])]["metadata"]]
+    used = {(r["pool"], r["device"]) for o in by_name.values()
+            for r in ((o.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])}
+    free = [(o["spec"]["nodeName"], d["name"]) for o in objects if o["kind"] == "ResourceSlice"
+            and o["spec"]["driver"] == GPU_DRIVER for d in o["spec"].get("devices", [])
+            if "consumesCounters" not in d and not d.get("allowMultipleAllocations")
+            and (o["spec"]["nodeName"], d["name"]) not in used]
+    if not named or not free:
+        return
+    claim = rng.choice(named)
+    node, device = rng.choice(free)
+    request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount",
+                                          "count": 1}}
+    claim["spec"] = {"devices": {"requests": [request]}}
+    claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+    # Allocated as kube-scheduler allocates (with the time: v1.36.3's PreBind cannot reserve a claim whose
+    # allocation lacks it, as it then adds one and the apiserver refuses the changed allocation).
+    claim["status"] = {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": device}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+        "allocationTimestamp": "2026-01-01T00:00:00Z"}}
+    if rng.random() < 0.7:  # its node is cordoned: nothing else rules it out
+        for obj in objects:
+            if obj["kind"] == "Node" and obj["metadata"]["name"] == node and not obj["spec"].get("unschedulable"):
+                obj["spec"]["unschedulable"] = True
+                obj["spec"]["taints"] = [*obj["spec"].get("taints", []),
+                                         {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+
+
+# Priority classes of generated pods: (name, value, preemption policy).
+PRIORITY_CLASSES = [("low", 100, "PreemptLowerPriority"), ("mid", 1000, "PreemptLowerPriority"),
+                    ("high", 10000, "PreemptLowerPriority"), ("polite", 5000, "Never")]
+
+
+def _priorities(seed: int, objects: list[Obj], pod: Obj) -> None:
+    """Sometimes pods have priorities (from PriorityClasses, as admission sets them), start times, and
+    PodDisruptionBudgets guard some: what DefaultPreemption weighs when the incoming pod fits nowhere. A
+    generator of its own keeps the other scenarios as they were."""
+    rng = random.Random(seed * 7753 + 31)
+    if rng.random() >= 0.4:
+        return
+    for name, value, policy in PRIORITY_CLASSES:
+        objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                        "metadata": {"name": name, "uid": f"pc-{name}"}, "value": value, "preemptionPolicy": policy})
+
+    def prioritise(target: Obj, choices: list[tuple[str, int, str]]) -> None:
+        name, value, policy = rng.choice(choices)
+        target["spec"].update({"priorityClassName": name, "priority": value, "preemptionPolicy": policy})
+
+    existing = [o for o in objects if o["kind"] == "Pod" and o["spec"].get("nodeName")]
+    for i, obj in enumerate(existing):
+        if rng.random() < 0.7:
+            prioritise(obj, PRIORITY_CLASSES[:3])
+        # Distinct start times (kube-scheduler gives a pod without one "now", which makes orders unstable).
+        obj["status"]["startTime"] = f"2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z"
+    prioritise(pod, [PRIORITY_CLASSES[0], *PRIORITY_CLASSES[1:3] * 3, PRIORITY_CLASSES[3]])
+    if rng.random() < 0.5:
+        _needs_eviction(rng, objects, pod, existing)
+    for i in range(rng.randint(0, 3)):
+        ns = rng.choice(list(NAMESPACES))
+        selector: Obj = {"matchLabels": {"app": rng.choice(APPS)}}
+        if rng.random() < 0.3:
+            selector = {"matchExpressions": [{"key": "tier", "operator": "In", "values": [rng.choice(TIERS)]}]}
+        matched = [o["metadata"]["name"] for o in existing if o["metadata"]["namespace"] == ns]
+        allowed = rng.choice([0, 0, 1, 2])
+        status: Obj = {"disruptionsAllowed": allowed, "currentHealthy": 2, "desiredHealthy": 2 - allowed,
+                       "expectedPods": 2, "observedGeneration": 1}
+        if matched and rng.random() < 0.3:
+            status["disruptedPods"] = {rng.choice(matched): "2026-01-01T00:00:00Z"}
+        spec: Obj = {"selector": selector}
+        if rng.random() < 0.5:
+            spec["minAvailable"] = 1
+        else:
+            spec["maxUnavailable"] = 1
+        objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                        "metadata": {"name": f"pdb-{i}", "namespace": ns, "uid": f"pdb-{seed}-{i}", "generation": 1},
+                        "spec": spec, "status": status})
+
+
+def _milli_cpu(quantity: str) -> int:
+    """Millicores of a CPU quantity in the spellings ``cpu()`` writes."""
+    for suffix, scale in (("m", 1), ("u", 1e-3), ("n", 1e-6)):
+        if quantity.endswith(suffix):
+            return int(float(quantity[:-1]) * scale)
+    return int(float(quantity) * 1000)
+
+
+def _needs_eviction(rng: random.Random, objects: list[Obj], pod: Obj, existing: list[Obj]) -> None:
+    """Make the incoming pod ask for the CPU one node has free plus some of what lower-priority pods use
+    there: only an eviction makes room (if nothing else rules the node out)."""
+    spec = pod["spec"]
+    if spec.get("resources") or spec.get("overhead") or spec.get("initContainers"):
+        return
+    nodes = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Node"}
+    name = rng.choice(sorted(nodes))
+    on_node = [o for o in existing if o["spec"]["nodeName"] == name and "deletionTimestamp" not in o["metadata"]]
+
+    def cpu_of(p: Obj) -> int:
+        containers = p["spec"]["containers"]
+        return sum(_milli_cpu(c.get("resources", {}).get("requests", {}).get("cpu", "0")) for c in containers)
+
+    lower = [p for p in on_node if p["spec"].get("priority", 0) < spec["priority"] and cpu_of(p)]
+    if not lower:
+        return
+    free = _milli_cpu(nodes[name]["status"]["allocatable"]["cpu"]) - sum(cpu_of(p) for p in on_node)
+    need = max(free, 0) + sum(cpu_of(p) for p in rng.sample(lower, rng.randint(1, len(lower)))) - 10 * (
+        len(spec["containers"]) - 1)
+    if need <= 0:
+        return
+    first, *others = spec["containers"]
+    for c in others:  # the others ask for 10m each
+        c.setdefault("resources", {}).setdefault("requests", {})["cpu"] = "10m"
+        c["resources"].get("limits", {}).pop("cpu", None)
+    resources = first.setdefault("resources", {})
+    resources.setdefault("requests", {})["cpu"] = f"{need}m"
+    if "cpu" in resources.get("limits", {}):
+        resources["limits"]["cpu"] = f"{need}m"
+    pod["status"]["qosClass"] = _qos(spec)
+
+
 def generate(seed: int, features: Features | None = None) -> Obj:
     """One scenario, a pure function of ``seed`` and ``features``."""
     return _Gen(seed, features or Features()).scenario()
@@ -1484,6 +1624,11 @@ def requests_dra_backed_resource(scenario: Obj) -> bool:
     names = {name for c in spec["containers"] + spec.get("initContainers", [])
              for name in c.get("resources", {}).get("requests", {})}
     return any(n == DRA_GPU or n.startswith("deviceclass.resource.kubernetes.io/") for n in names)
+
+
+def has_priorities(scenario: Obj) -> bool:
+    """Whether the scenario's pods have priorities (and so preemption has victims to weigh)."""
+    return any(obj["kind"] == "PriorityClass" for obj in scenario["objects"])
 
 
 def generate_many(seed: int, count: int, features: Features | None = None) -> Iterator[Obj]:

@@ -2,8 +2,9 @@
 
 Generates ``ORACLE_SCENARIOS`` scenarios (default 200) from seed ``ORACLE_SEED``
 (default 0), plus ``ORACLE_PROFILE_SCENARIOS`` (default 100) that each come with a
-random profile, and ``ORACLE_DRA_SCORING_SCENARIOS`` (default 60) whose pod requests a
-DRA-backed extended resource under a profile that scores it, runs them through the Go oracle (one process) and through
+random profile, ``ORACLE_DRA_SCORING_SCENARIOS`` (default 60) whose pod requests a
+DRA-backed extended resource under a profile that scores it, and ``ORACLE_PRIORITY_SCENARIOS`` (default
+100) whose pods have priorities and budgets, runs them through the Go oracle (one process) and through
 ``extender.engine.explain.explain_objects``, and compares every plugin the
 engine's profile enables: per node the filter verdict (Skip counts as Success)
 and reasons, feasibility, each score plugin's raw, normalized and weighted score,
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 from oracle_harness import OracleUnavailable, build_oracle, differential, env_int, scenario_features
-from scenarios import dra_scoring_profile, generate, generate_profile, requests_dra_backed_resource
+from scenarios import dra_scoring_profile, generate, generate_profile, has_priorities, requests_dra_backed_resource
 
 pytestmark = pytest.mark.oracle
 MAX_SHOWN = 5
@@ -49,7 +50,7 @@ def test_generator_is_deterministic() -> None:
     assert generate(11) != generate(12)
 
 
-def _run(with_profiles: bool, dra_scoring: bool = False) -> None:
+def _run(with_profiles: bool, dra_scoring: bool = False, priorities: bool = False) -> None:
     _oracle_or_skip()
     try:
         import extender.engine.explain  # noqa: F401
@@ -59,7 +60,12 @@ def _run(with_profiles: bool, dra_scoring: bool = False) -> None:
     feats = scenario_features(spec)
     seeds: Iterable[int]
     profile_for: Callable[[int], Any] | None = generate_profile if with_profiles else None
-    if dra_scoring:
+    if priorities:
+        # Scenarios whose pods have priorities and budgets: preemption's dry run has victims to weigh.
+        base = env_int("ORACLE_SEED", 0) + 3_000_000
+        wanted = env_int("ORACLE_PRIORITY_SCENARIOS", 100)
+        seeds = list(islice((s for s in count(base) if has_priorities(generate(s, feats))), wanted))
+    elif dra_scoring:
         # Scenarios whose pod requests a DRA-backed extended resource, scored by a profile that counts
         # them in devices (too rare among random profiles to cover it well).
         base = env_int("ORACLE_SEED", 0) + 2_000_000
@@ -83,7 +89,8 @@ def _run(with_profiles: bool, dra_scoring: bool = False) -> None:
             break
         shown += 1
         feat_env = f"ORACLE_FEATURES={spec!r} " if spec else ""
-        flag = " --dra-scoring" if dra_scoring else " --profiles" if with_profiles else ""
+        flag = (" --dra-scoring" if dra_scoring else " --priorities" if priorities
+                else " --profiles" if with_profiles else "")
         problems.append(
             f"{mismatches[0]}  ({len(mismatches)} mismatches in this scenario)\n"
             f"    reproduce: {feat_env}python tests/oracle/run_many.py --seed {seed} --count 1 -v{flag}"
@@ -109,3 +116,10 @@ def test_dra_backed_extended_resources_score_as_upstream() -> None:
     """NodeResourcesFit's strategies and BalancedAllocation count DRA-backed extended resources in
     devices where a node has no allocatable of them, as upstream does."""
     _run(with_profiles=True, dra_scoring=True)
+
+
+def test_preemption_and_the_whole_message_as_upstream() -> None:
+    """Scenarios with priorities and PodDisruptionBudgets: kube-scheduler's own cycle, DefaultPreemption's
+    dry run included (victims, the node nominated, why preemption does not help), gives explain's
+    PodScheduled message, nomination and victims."""
+    _run(with_profiles=False, priorities=True)

@@ -9,7 +9,7 @@ from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.simulate import Simulator
 from extender.plan.planfile import NodeSelector, Price
-from extender.plan.results import pending_reasons, principal_reason, summarize
+from extender.plan.results import PREEMPTED, pending_reasons, principal_reason, summarize
 
 ZONE = "topology.kubernetes.io/zone"
 
@@ -45,3 +45,15 @@ def test_a_summary_counts_usage_per_zone_and_prices_nodes() -> None:
     assert result.placements is not None and len(result.placements) == 3
     body = result.as_dict()
     assert body["utilization"]["cpu"]["percent"] == 75.0 and body["pending_pods"][0]["message"].startswith("0/3")
+
+
+def test_a_pod_preempted_by_a_later_one_is_pending_for_that_reason() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.upsert_node(make_node("a", cpu="2", memory="8Gi"))
+    low = make_pod("low", requests=[{"cpu": "2"}], spec={"priority": 1})
+    high = make_pod("high", requests=[{"cpu": "2"}], spec={"priority": 10})
+    simulation = Simulator(Framework(build_profile(None)), cache, seed=1).run([low, high])
+    result = summarize("v", simulation, cache, zone_label=ZONE, prices=[], pool_prices={}, keep_placements=True,
+                       seed=1)
+    assert (result.placed, result.pending, result.pending_reasons) == (1, 1, {PREEMPTED: 1})
+    assert result.placements == [("default/high", "a")]

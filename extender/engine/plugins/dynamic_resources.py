@@ -16,7 +16,14 @@ taints, consumable capacity, binding conditions, the filter timeout).
   broken claim/class (a bad CEL expression) is an Error, as upstream.
 - Score rewards the node where prioritized-list requests got their earlier alternatives
   (``FirstAvailableDeviceRequestMaxSize - index`` per allocated subrequest), normalised with
-  DefaultNormalizeScore.
+  DefaultNormalizeScore. Upstream has no PreScore: a pod without claims scores 0 on every node, which
+  the extender short-cuts with a Skip that explain shows as the zeros upstream's log prints
+  (``skip_scores_zero``).
+- PostFilter, when no node fits: a claim that Filter found unavailable on some node (its allocation's
+  node selector, or a binding that failed or timed out) and that is reserved for no pod (or only for
+  this one) is deallocated, so that the next cycle may allocate it elsewhere; a leftover claim for
+  extended resources is deleted. Nothing is written here: the write is returned as an action, which a
+  simulation applies to its own cache.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import orjson
 from extender.cluster.dra_objects import ClaimEntry, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
 from extender.dra.allocator import DEFAULT_FEATURES, Allocator
 from extender.dra.cel import CelCache
 from extender.dra.records import claim_record
@@ -40,6 +48,9 @@ from extender.engine.framework import (
     Code,
     CycleState,
     FilterPlugin,
+    NodeToStatus,
+    PostFilterPlugin,
+    PostFilterResult,
     ScorePlugin,
     Status,
     default_normalize,
@@ -58,6 +69,7 @@ from extender.engine.plugins.dra_claims import (
     pod_claims,
 )
 from extender.engine.plugins.dra_extended_resources import (
+    SPECIAL_CLAIM_NAME,
     dra_resources_on_node,
     existing_extended_claim,
     extended_claim_requests,
@@ -81,6 +93,15 @@ RECENT_CYCLES = 64
 _RECENT_CYCLES_BYTES = 16 * 1024 * 1024
 _NODE_ALLOCATIONS_WEIGHT = 512  # one node's allocation results, about
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
+
+# PostFilter's answers (dynamicresources.go, PostFilter), all Unschedulable.
+POST_FILTER_NO_CLAIMS = "no new claims to deallocate"
+POST_FILTER_DEALLOCATED = "deallocation of ResourceClaim completed"
+POST_FILTER_DELETED = "deletion of ResourceClaim completed"
+POST_FILTER_STILL = "still not schedulable"
+# cycleState.Read's error when PreFilter never ran (an earlier PreFilter rejected the pod): PostFilter's Error.
+STATE_NOT_FOUND = "not found"
 
 
 # ---- plugin args -------------------------------------------------------------------------------
@@ -113,6 +134,71 @@ class _State:
     node_records: dict[str, object] = field(default_factory=dict)
     # Per claim, "request/subrequest" -> its prioritized-list score (computed on first use).
     subrequest_scores: list[dict[str, int]] | None = None
+    # Indices of claims Filter found unavailable on some node (state.unavailableClaims): PostFilter's choice.
+    unavailable: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class DeallocateClaim:
+    """PostFilter's write: the claim's status without allocation, reservations and device status."""
+
+    claim: Mapping[str, Any]  # the claim as it is now
+    others: tuple[str, ...] = ()  # other claims that qualified: upstream picks one at random
+
+    def describe(self) -> dict[str, Any]:
+        """The claim, the node its allocation is for, and the alternatives."""
+        out: dict[str, Any] = {"action": "deallocate", "claim": _claim_key(self.claim)}
+        nodes = _allocated_nodes(self.claim)
+        if nodes:
+            out["allocatedFor"] = nodes
+        if self.others:
+            out["orOneOf"] = list(self.others)
+        return out
+
+    def apply(self, cache: Any) -> None:
+        """Write the deallocated claim into a simulation's cache."""
+        cleared = ("allocation", "reservedFor", "devices")
+        status = {k: v for k, v in claim_status(self.claim).items() if k not in cleared}
+        cache.dra.upsert("ResourceClaim", {**self.claim, "status": status})
+
+
+@dataclass(frozen=True)
+class DeleteClaim:
+    """PostFilter's write for a leftover claim of the pod's extended resources: it is deleted."""
+
+    claim: Mapping[str, Any]
+
+    def describe(self) -> dict[str, Any]:
+        """The claim deleted."""
+        return {"action": "delete", "claim": _claim_key(self.claim)}
+
+    def apply(self, cache: Any) -> None:
+        """Remove the claim from a simulation's cache."""
+        cache.dra.remove("ResourceClaim", _claim_key(self.claim))
+
+
+def _claim_key(claim: Mapping[str, Any]) -> str:
+    meta = claim_meta(claim)
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+
+
+def _allocated_nodes(claim: Mapping[str, Any]) -> list[str]:
+    """The node names an allocation's node selector names by metadata.name (the usual, single-node case)."""
+    allocation = claim_allocation(claim) or {}
+    selector = allocation.get("nodeSelector")
+    terms = selector.get("nodeSelectorTerms") if isinstance(selector, Mapping) else None
+    names: list[str] = []
+    for term in terms if isinstance(terms, list) else []:
+        fields = term.get("matchFields") if isinstance(term, Mapping) else None
+        for req in fields if isinstance(fields, list) else []:
+            if isinstance(req, Mapping) and req.get("key") == "metadata.name" and req.get("operator") == "In":
+                names += [str(v) for v in req.get("values") or []]
+    return names
+
+
+def _reserved_for(claim: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    reserved = claim_status(claim).get("reservedFor")
+    return [r for r in reserved if isinstance(r, Mapping)] if isinstance(reserved, list) else []
 
 
 def _validate_class(dra: DRAView, class_name: Any, request_name: str) -> Status | None:
@@ -148,10 +234,11 @@ def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
 
 
 @register
-class DynamicResources(FilterPlugin, ScorePlugin):
+class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
     """Allocate the pod's ResourceClaims from the node's devices (structured parameters)."""
 
     name = NAME
+    skip_scores_zero = True  # upstream has no PreScore: where we skip, its Score gives every node 0
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
@@ -184,6 +271,17 @@ class DynamicResources(FilterPlugin, ScorePlugin):
         """Claims, or extended resources a DeviceClass stands for: otherwise the plugin has nothing to do."""
         return has_claims(pod) or self._wants_extended(state, pod)
 
+    def pre_enqueue(self, snapshot: Snapshot, pod: PodRecord) -> Status | None:
+        """PreEnqueue: a pod whose claims cannot be used yet (missing, being deleted, not the pod's) waits
+        outside the queue until a claim event, without a scheduling cycle."""
+        if not has_claims(pod):
+            return None
+        try:
+            pod_claims(pod, snapshot.dra)
+        except ClaimsUnusable as err:
+            return unresolvable(str(err))
+        return None
+
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[STATE_KEY] = None
         dra = state.snapshot.dra
@@ -213,6 +311,9 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             allocation = claim_allocation(entry.raw)
             selector: NodeSelector | None = None
             if allocation is not None:
+                reserved = _reserved_for(entry.raw)
+                if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.get("uid") == pod.uid for r in reserved):
+                    return unresolvable("resourceclaim in use")  # cannot be reserved for one more pod
                 terms = allocation.get("nodeSelector")
                 if terms is not None:
                     try:
@@ -303,22 +404,22 @@ class DynamicResources(FilterPlugin, ScorePlugin):
             return status
         if node_extended is None and cycle.extended == 0:
             return None  # only extended resources, all from the node's device plugins
-        unavailable = False
+        unavailable: list[int] = []
         now = time.time()
         for index, entry in enumerate(cycle.claims):
             selector = cycle.available_on[index]
             if selector is not None and not selector.matches(record.labels, record.name):
-                unavailable = True
+                unavailable.append(index)
                 continue
             if claim_allocation(entry.raw) is None:
                 continue
             try:
                 ready = claim_ready_for_binding(entry.raw)
             except BindingFailed:
-                unavailable = True
+                unavailable.append(index)
             else:
                 if not ready and claim_binding_timed_out(entry.raw, self.binding_timeout, now):
-                    unavailable = True
+                    unavailable.append(index)
         if cycle.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
             requested = [(node_extended if i == cycle.extended and node_extended is not None
@@ -338,6 +439,7 @@ class DynamicResources(FilterPlugin, ScorePlugin):
                 cycle.node_extended[record.name] = node_extended
                 cycle.node_records[record.name] = record
         if unavailable:
+            cycle.unavailable.update(unavailable)  # for PostFilter
             return unresolvable(REASON_NOT_AVAILABLE)
         return None
 
@@ -377,6 +479,38 @@ class DynamicResources(FilterPlugin, ScorePlugin):
 
     def normalize(self, state: CycleState, pod: PodRecord, scores: list[int]) -> None:
         default_normalize(scores, reverse=False)
+
+    # ---- PostFilter ----------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: PodRecord,
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        """v1.36.3's PostFilter: deallocate one unavailable claim reserved for no other pod, else delete a
+        leftover claim of the pod's extended resources, else nothing helps.
+
+        Upstream walks the unavailable claims in Go's random map order and acts on the first that
+        qualifies; here the lowest index acts and the other qualifying claims are named with it.
+        """
+        if STATE_KEY not in state.data:  # PreFilter never ran: cycleState.Read fails, an Error
+            return None, Status(Code.ERROR, STATE_NOT_FOUND)
+        cycle: _State | None = state.data[STATE_KEY]
+        if cycle is None or not cycle.claims:
+            return None, Status(Code.UNSCHEDULABLE, POST_FILTER_NO_CLAIMS)
+        extended = cycle.claims[cycle.extended] if cycle.extended is not None else None
+        real_extended = extended is not None and claim_meta(extended.raw).get("name") != SPECIAL_CLAIM_NAME
+        qualifying: list[Mapping[str, Any]] = []
+        for index in sorted(cycle.unavailable):
+            if index == cycle.extended:
+                continue  # upstream: a leftover extended claim ends the walk (deleted below), a special one is passed
+            claim = cycle.claims[index].raw
+            reserved = _reserved_for(claim)
+            if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
+                qualifying.append(claim)
+        if qualifying:
+            action = DeallocateClaim(qualifying[0], tuple(_claim_key(c) for c in qualifying[1:]))
+            return PostFilterResult(actions=[action]), Status(Code.UNSCHEDULABLE, POST_FILTER_DEALLOCATED)
+        if real_extended and extended is not None:
+            return (PostFilterResult(actions=[DeleteClaim(extended.raw)]),
+                    Status(Code.UNSCHEDULABLE, POST_FILTER_DELETED))
+        return None, Status(Code.UNSCHEDULABLE, POST_FILTER_STILL)
 
     # ---- bind / simulate -----------------------------------------------------------------------
     def allocated_claims(self, state: CycleState, pod: PodRecord, node_name: str, *,

@@ -431,6 +431,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
 
     name = "InterPodAffinity"
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
@@ -458,10 +459,11 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         self.index = ClusterIndex()
 
     def _index(self, state: CycleState) -> ClusterIndex:
-        """The index brought up to this request's snapshot (once per request)."""
-        if not state.data.get(_INDEX_SYNCED):
+        """The index brought up to this request's snapshot (once per request and snapshot: preemption's dry
+        run copies the state onto a snapshot of its own)."""
+        if state.data.get(_INDEX_SYNCED) is not state.snapshot:
             self.index.sync(state.snapshot.all_nodes())
-            state.data[_INDEX_SYNCED] = True
+            state.data[_INDEX_SYNCED] = state.snapshot
         return self.index
 
     # ---- filtering -----------------------------------------------------------------------------

@@ -128,6 +128,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
     """Hard constraints filter (skew and missing topology labels), soft constraints score (fewer is better)."""
 
     name = "PodTopologySpread"
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
     # v1.36 feature gates (pkg/scheduler/framework/plugins/feature): upstream's tests flip them per case.

@@ -91,6 +91,7 @@ class VolumeRestrictions(FilterPlugin):
     """Reject nodes where the pod's disks conflict, and pods whose ReadWriteOncePod claims are in use."""
 
     name = "VolumeRestrictions"
+    prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         volumes = pod_volumes(pod)

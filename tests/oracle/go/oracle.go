@@ -50,6 +50,7 @@ func Run(sc *Scenario) (*Result, error) {
 	defer env.close()
 	res := runCycle(env.ctx, env.fw.ListPlugins(), env.instances, env.pod, env.nodeInfos)
 	res.ID = sc.ID
+	res.Cycle = runSchedulingCycle(env.ctx, env)
 	return res, nil
 }
 
@@ -60,7 +61,10 @@ type env struct {
 	instances map[string]fwk.Plugin
 	pod       *v1.Pod
 	nodeInfos []fwk.NodeInfo
-	close     func()
+	client    *fake.Clientset
+	// drainVictims collects the pods preemption evicted (set by recordVictims).
+	drainVictims func()
+	close        func()
 }
 
 // build decodes a scenario and builds the framework runtime over a snapshot of it, with the given
@@ -114,6 +118,7 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)),
 		frameworkruntime.WithParallelism(parallelism),
+		frameworkruntime.WithPodNominator(noNominator{}),
 	)
 	if err != nil {
 		cancel()
@@ -145,7 +150,7 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 		}
 		nodeInfos = append(nodeInfos, ni)
 	}
-	return &env{ctx: ctx, fw: fw, instances: instances, pod: pod, nodeInfos: nodeInfos,
+	return &env{ctx: ctx, fw: fw, instances: instances, pod: pod, nodeInfos: nodeInfos, client: client,
 		close: func() { _ = fw.Close(); cancel() }}, nil
 }
 

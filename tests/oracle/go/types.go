@@ -41,4 +41,6 @@ type Result struct {
 	Error     *string                `json:"error"`
 	PreFilter map[string]Status      `json:"prefilter"`
 	Nodes     map[string]*NodeResult `json:"nodes"`
+	// Cycle is kube-scheduler's own cycle: first rejections only, then PostFilter (see cycle.go).
+	Cycle *Cycle `json:"cycle,omitempty"`
 }

@@ -25,9 +25,15 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/apis/policy"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	policyvalidation "k8s.io/kubernetes/pkg/apis/policy/validation"
 	"k8s.io/kubernetes/pkg/apis/resource"
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
+	"k8s.io/kubernetes/pkg/apis/scheduling"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	schedulingvalidation "k8s.io/kubernetes/pkg/apis/scheduling/validation"
 	"k8s.io/kubernetes/pkg/apis/storage"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
@@ -110,6 +116,13 @@ func validateObject(obj runtime.Object) field.ErrorList {
 		return resourcevalidation.ValidateResourceSlice(o)
 	case *resource.DeviceClass:
 		return resourcevalidation.ValidateDeviceClass(o)
+	case *scheduling.PriorityClass:
+		return schedulingvalidation.ValidatePriorityClass(o)
+	case *policy.PodDisruptionBudget:
+		// Its status is the disruption controller's, written through the status subresource.
+		errs := policyvalidation.ValidatePodDisruptionBudget(o, policyvalidation.PodDisruptionBudgetValidationOptions{})
+		return append(errs, policyvalidation.ValidatePodDisruptionBudgetStatusUpdate(o.Status,
+			policy.PodDisruptionBudgetStatus{}, field.NewPath("status"), schema.GroupVersion{Group: "policy", Version: "v1"})...)
 	case *resource.ResourceClaim:
 		errs := resourcevalidation.ValidateResourceClaim(o)
 		// A claim's status (allocation, reservedFor, device status) is written through the status

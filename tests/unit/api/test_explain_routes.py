@@ -44,10 +44,16 @@ def test_get_explains_a_pending_pod_from_the_cache(client: TestClient) -> None:
     body = resp.json()
     assert body["pod"] == "shop/waiting" and body["profile"] == "default-scheduler"
     assert "bound" not in body
-    assert body["outcome"] == {
+    fit_error = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
+    outcome = body["outcome"]
+    assert {k: v for k, v in outcome.items() if k != "postFilter"} == {
         "status": "Unschedulable", "feasibleNodes": [],
-        "reasons": {"Insufficient cpu": 2, "node(s) had untolerated taint(s)": 1},
-        "message": "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."}
+        "reasons": {"Insufficient cpu": 2, "node(s) had untolerated taint(s)": 1}, "fitError": fit_error,
+        # The whole PodScheduled message: FitError, then the PostFilter plugins' words.
+        # big could take it without busy, but busy's priority is not lower; the others cannot help at all.
+        "message": f"{fit_error} no new claims to deallocate, preemption: 0/3 nodes are available: "
+                   "1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."}
+    assert [p["plugin"] for p in outcome["postFilter"]["plugins"]] == ["DynamicResources", "DefaultPreemption"]
     table = client.get("/explain/shop/waiting?format=table")
     assert table.status_code == 200
     assert table.text.rstrip().endswith(body["outcome"]["message"])
@@ -83,6 +89,7 @@ def test_post_takes_the_filter_body_as_is(client: TestClient) -> None:
         assert resp.status_code == 200, resp.text
         body = resp.json()
         assert list(body["nodes"]) == ["small", "big"] and body["unknown_nodes"] == ["nope"]
+        # Only the sent nodes: kube-scheduler's PostFilter, which sees every node, is not run for them.
         assert body["outcome"]["message"] == "0/2 nodes are available: 2 Insufficient cpu."
 
 

@@ -105,3 +105,17 @@ def test_json_list_fast_path_matches_general_reading(tmp_path: Path) -> None:
     bad.write_bytes(orjson.dumps({"kind": "List", "items": [3]}))
     with pytest.raises(DumpError, match=r"items\[0\] is not an object"):
         read_dump(bad)
+
+
+def test_disruption_budgets_and_priority_classes_are_read_for_preemption(tmp_path: Path) -> None:
+    budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+              "metadata": {"name": "web", "namespace": "shop"},
+              "spec": {"selector": {"matchLabels": {"app": "web"}}}, "status": {"disruptionsAllowed": 0}}
+    klass = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"},
+             "value": 1000}
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump_all([make_node("n1"), budget, klass]))
+    cache, _ = load_cache(path)
+    objects = cache.snapshot().objects
+    assert list(objects["PodDisruptionBudget"]) == ["shop/web"]
+    assert list(objects["PriorityClass"]) == ["urgent"]  # cluster-scoped: keyed by name

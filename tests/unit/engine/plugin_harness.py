@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from extender.cluster.cache import ClusterCache
 from extender.engine.explain import explain_objects
+from extender.engine.profile import build_profile
+from extender.engine.runtime import Framework
+
+
+def cache_of(*objects: dict[str, Any]) -> ClusterCache:
+    """A cache holding the objects (no assumed-pod expiry)."""
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.load(objects)
+    return cache
+
+
+def default() -> Framework:
+    """The default profile's framework."""
+    return Framework(build_profile(None))
 
 
 def single_plugin_profile(name: str, args: dict[str, Any] | None = None, *, score_only: bool = False,

@@ -14,7 +14,7 @@ from dra_builders import claim, device_class, exact_request, gpu, pod_with_claim
 from plugin_harness import filter_verdicts, single_plugin_profile
 
 from extender.cluster.cache import ClusterCache
-from extender.engine.explain import explain, explain_objects
+from extender.engine.explain import explain, explain_objects, render_table
 from extender.engine.plugins.dynamic_resources import DynamicResources
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
@@ -236,10 +236,14 @@ def test_prioritize_call_scores_prioritized_lists_without_a_filter_in_the_same_c
     assert answer["n2"] > answer["n1"] > 0
 
 
-def test_pods_without_claims_leave_the_score_weights_alone() -> None:
+def test_pods_without_claims_score_zero_as_upstream_logs_and_leave_the_answer_alone() -> None:
+    # Upstream's DynamicResources has no PreScore: kube-scheduler's log shows it scoring 0 on every node.
     out = explain_objects(cluster(), make_pod("p"), None)
-    assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0, "skipped": True}
-               for e in out["nodes"].values())
+    assert all(e["scores"][NAME] == {"raw": 0, "normalized": 0, "weighted": 0} for e in out["nodes"].values())
+    # The extender's own short cut (a Skip) keeps the 0..10 answer and the totals as without the plugin.
+    without = explain_objects(cluster(), make_pod("p"), {"plugins": {"multiPoint": {"disabled": [{"name": NAME}]}}})
+    assert {n: (e["total"], e["extender_score"]) for n, e in out["nodes"].items()} \
+        == {n: (e["total"], e["extender_score"]) for n, e in without["nodes"].items()}
 
 
 def test_prioritize_after_filter_sees_devices_taken_in_between() -> None:
@@ -290,3 +294,72 @@ def test_a_pending_pod_explained_from_the_cache_keeps_its_claims() -> None:
     # c1 is allocated on n2: the pod can only go there.
     assert [n for n, e in out["nodes"].items() if e["feasible"]] == ["n2"]
     assert NAME in out["nodes"]["n1"]["filters"]
+
+
+# ---- PostFilter ------------------------------------------------------------------------------------
+NOT_HELPFUL_3 = "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+
+
+def idle_claim_on_cordoned(reserved_for: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """gpu allocated on n1's gpu-0 and reserved for ``reserved_for`` (nobody by default); n1 cordoned."""
+    allocated = claim("gpu", [exact_request()], allocated_on="n1", devices=["gpu-0"])
+    allocated["status"]["reservedFor"] = reserved_for or []
+    objects = cluster(allocated)
+    objects[0] = make_node("n1", unschedulable=True)
+    return objects
+
+
+def test_postfilter_deallocates_an_idle_claim_whose_node_is_ruled_out_and_the_retry_lands_elsewhere() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.load(idle_claim_on_cordoned())
+    pod = pod_with_claims({"name": "gpu", "resourceClaimName": "gpu"})
+    result = explain(Framework(build_profile(None)), cache.snapshot(), pod)
+    outcome = result["outcome"]
+    # n1 is cordoned: NodeUnschedulable rejects it before DynamicResources runs there; n2 and n3 are outside
+    # the allocation's node selector.
+    assert outcome["message"] == ("0/3 nodes are available: 1 node(s) were unschedulable, 2 resourceclaim not "
+                                  "available on the node. deallocation of ResourceClaim completed, " + NOT_HELPFUL_3)
+    assert outcome["postFilter"]["actions"] == [{"action": "deallocate", "claim": "default/gpu",
+                                                 "allocatedFor": ["n1"]}]
+    # Tried again once the claim is deallocated: only n2 has a free GPU.
+    assert outcome["retry"]["status"] == "Schedulable" and outcome["retry"]["feasibleNodes"] == ["n2"]
+    assert "kube-scheduler would deallocate ResourceClaim default/gpu, allocated for n1" in render_table(result)
+    assert cache.dra.view().claim("default", "gpu").raw["status"]["allocation"]  # nothing was written
+
+    placed = Simulator(Framework(build_profile(None)), cache, seed=1).run([pod])
+    [placement] = placed.scheduled
+    assert placement.node == "n2"
+    assert placement.attempts == [{"message": outcome["message"], "postFilter": outcome["postFilter"]["actions"]}]
+    # In the simulation's own cache the claim is now allocated on n2 for the pod.
+    allocation = cache.dra.view().claim("default", "gpu").raw["status"]["allocation"]
+    assert allocation["devices"]["results"][0]["pool"] == "n2"
+
+
+def test_postfilter_deallocates_a_claim_reserved_only_for_the_pod_itself() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.load(idle_claim_on_cordoned([{"resource": "pods", "name": "p", "uid": "pod-uid"}]))
+    cycle = explain(Framework(build_profile(None)), cache.snapshot(),
+                    pod_with_claims({"name": "gpu", "resourceClaimName": "gpu"}))["outcome"]
+    assert "deallocation of ResourceClaim completed" in cycle["message"]
+
+
+def test_postfilter_leaves_a_claim_another_pod_uses() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    cache.load(idle_claim_on_cordoned([{"resource": "pods", "name": "other", "uid": "other-uid"}]))
+    outcome = explain(Framework(build_profile(None)), cache.snapshot(),
+                      pod_with_claims({"name": "gpu", "resourceClaimName": "gpu"}))["outcome"]
+    assert outcome["message"].endswith("still not schedulable, " + NOT_HELPFUL_3)
+    assert outcome["postFilter"]["actions"] == [] and "retry" not in outcome
+
+
+def test_postfilter_when_an_earlier_prefilter_rejected_the_pod_reads_no_state() -> None:
+    # NodeAffinity's PreFilter rejects the pod before DynamicResources' PreFilter runs: v1.36.3's PostFilter
+    # then fails reading its state, and that Error ("not found") ends the PostFilter step.
+    pod = pod_with_claims({"name": "gpu", "resourceClaimName": "gpu"})
+    pod["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]},
+                                               {"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}}}
+    outcome = explain_objects(idle_claim_on_cordoned(), pod)["outcome"]
+    assert outcome["message"] == "0/3 nodes are available: pod affinity terms conflict. not found"
+    assert outcome["postFilter"]["code"] == "Error"
+    assert [p["plugin"] for p in outcome["postFilter"]["plugins"]] == ["DynamicResources"]

@@ -7,31 +7,22 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+from plugin_harness import cache_of, default
 
-from extender.cluster.cache import ClusterCache
 from extender.config import load_config
 from extender.engine.explain import (
     PodNotFound,
     choose_framework,
+    cycle_errors,
     explain,
     explain_cached,
     explain_existing,
+    first_error,
     render_table,
 )
-from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 
 TAINT = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
-
-
-def cache_of(*objects: dict[str, Any]) -> ClusterCache:
-    cache = ClusterCache(assumed_ttl_seconds=0)
-    cache.load(objects)
-    return cache
-
-
-def default() -> Framework:
-    return Framework(build_profile(None))
 
 
 def preferred(weight: Any) -> dict[str, Any]:
@@ -48,8 +39,12 @@ def test_unschedulable_pod_gets_kube_schedulers_fit_error() -> None:
     outcome = result["outcome"]
     # d is rejected by NodeUnschedulable first: its Insufficient cpu does not count, as upstream stops there.
     assert outcome["status"] == "Unschedulable"
-    assert outcome["message"] == ("0/4 nodes are available: 1 node(s) had untolerated taint(s), "
-                                  "1 node(s) were unschedulable, 2 Insufficient cpu.")
+    assert outcome["fitError"] == ("0/4 nodes are available: 1 node(s) had untolerated taint(s), "
+                                   "1 node(s) were unschedulable, 2 Insufficient cpu.")
+    # The PodScheduled message goes on with the PostFilter plugins' words: no claim to deallocate, and the
+    # only nodes preemption could help (a, b: short of cpu) cannot hold 2 cpu at all.
+    assert outcome["message"] == outcome["fitError"] + (" no new claims to deallocate, preemption: 0/4 nodes are "
+                                                        "available: 4 Preemption is not helpful for scheduling.")
     assert outcome["reasons"] == {"Insufficient cpu": 2, "node(s) had untolerated taint(s)": 1,
                                   "node(s) were unschedulable": 1}
     assert outcome["feasibleNodes"] == []
@@ -64,7 +59,9 @@ def test_prefilter_rejection_is_worded_as_upstream() -> None:
     cache = cache_of(make_node("a"), make_node("b"))
     result = explain(default(), cache.snapshot(), pod)
     assert result["outcome"]["status"] == "Unschedulable"
-    assert result["outcome"]["message"] == "0/2 nodes are available: pod affinity terms conflict."
+    # DynamicResources' PreFilter never ran, so its PostFilter cannot read its state: kube-scheduler v1.36.3
+    # appends that Error's words ("not found") and stops there.
+    assert result["outcome"]["message"] == "0/2 nodes are available: pod affinity terms conflict. not found"
 
 
 def test_schedulable_pod_names_the_best_nodes_and_the_ties() -> None:
@@ -164,4 +161,21 @@ def test_nodes_a_prefilter_result_leaves_out_are_counted_as_upstream() -> None:
     cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="1"), make_node("c", taints=TAINT))
     outcome = explain(default(), cache.snapshot(), pinned)["outcome"]
     assert outcome["message"] == ("0/3 nodes are available: 1 Insufficient cpu, "
-                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
+                                  "preemption: "
+                                 "0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+
+
+def test_each_error_that_can_end_the_cycle_is_named_the_first_in_node_order_reported() -> None:
+    def verdict(code: str, *reasons: str) -> dict[str, Any]:
+        return {"code": code, "reasons": list(reasons)}
+    result: dict[str, Any] = {"prefilter": {"NodeAffinity": verdict("Success")}, "nodes": {
+        "a": {"filters": {"NodeName": verdict("Success"), "DynamicResources": verdict("Error", "device a/1")}},
+        "b": {"filters": {"NodeUnschedulable": verdict("UnschedulableAndUnresolvable", "cordoned"),
+                          "DynamicResources": verdict("Error", "never reached")}},
+        "c": {"filters": {"DynamicResources": verdict("Error", "device c/2")}}}}
+    assert list(cycle_errors(result)) == ["device a/1", "device c/2"]
+    assert first_error(result) == "device a/1"
+    # A PreFilter Error comes before any node is filtered: it is the only one.
+    result["prefilter"]["NodeAffinity"] = verdict("Error", "bad affinity")
+    assert list(cycle_errors(result)) == ["bad affinity"]

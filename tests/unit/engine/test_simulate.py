@@ -46,7 +46,9 @@ def test_each_placement_is_assumed_before_the_next() -> None:
     result = sim.run(pods)
     assert sorted(p.node for p in result.scheduled) == ["a", "b"]
     [stuck] = result.unschedulable
-    assert stuck.message == "0/2 nodes are available: 2 Insufficient cpu."
+    # Each node could take it without the other pod, but that pod's priority is not lower: no victims.
+    assert stuck.message == ("0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+                             "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
     assert result.after["a"]["cpu"] == 75.0 and result.before["a"]["cpu"] == 0.0
 
 
@@ -97,7 +99,9 @@ def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() ->
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
     [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
     assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
-                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+                                 "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
+                                 "preemption: "
+                                 "0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 
 
 def test_num_feasible_nodes_to_find_is_upstreams() -> None:
@@ -165,3 +169,18 @@ def test_percentage_of_nodes_to_score_scores_only_the_nodes_found() -> None:
     half = Simulator(Framework(build_profile(None)), cache.copy(), seed=1, percentage_of_nodes_to_score=50).run([pod])
     assert every.placements[0].node == "b119"
     assert half.placements[0].node != "b119" and half.placements[0].feasible == 120
+
+
+def test_percentage_of_nodes_to_score_a_preemptor_takes_its_nominated_node_without_a_search() -> None:
+    # 120 full nodes: the first cycle finds none (every node examined, the start index back where it was);
+    # the preemption frees one and the retry takes that nominated node at once, leaving the index alone.
+    nodes = _two_zones(60, cpu="1")
+    cache = cache_of(*nodes)
+    for node in nodes:
+        name = str(node["metadata"]["name"])  # type: ignore[index]
+        cache.upsert_pod(make_pod(f"on-{name}", node=name, requests=[{"cpu": "1"}], spec={"priority": 1}))
+    sim = Simulator(Framework(build_profile(None)), cache, seed=1, percentage_of_nodes_to_score=50)
+    [placed] = sim.run([make_pod("urgent", requests=[{"cpu": "1"}], spec={"priority": 10})]).placements
+    victim = placed.attempts[0]["postFilter"][0]
+    assert placed.nominated and placed.node == victim["node"] and len(victim["victims"]) == 1
+    assert sim.next_start_node_index == 0
