@@ -156,6 +156,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
         scheduler, _config = build_scheduler(cluster, config)
+        scheduler.warm_up()  # before the listener opens: the first request costs what the next ones do
         app = create_app(scheduler, **limits)
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
@@ -303,7 +304,7 @@ def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, 
     cache = ClusterCache(assumed_ttl_seconds=config.assumed_pod_ttl_seconds)
     scheduler = Scheduler(cache, frameworks, binder=ApiBinder(client))
     metrics = metrics_class(CacheCounts(cache.counts))
-    source = LiveSource(cache, client, observer=metrics, engine=limits["engine"])
+    source = LiveSource(cache, client, observer=metrics, engine=limits["engine"], warm_up=scheduler.warm_up)
     app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
                      on_shutdown=[source.stop], **limits)
     return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks)}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from extender.cluster.cache import ClusterCache
@@ -11,6 +13,8 @@ from extender.cluster.engine_thread import EngineThread
 from extender.cluster.reflector import CacheWriter, Reflector, ReflectorObserver, write_in_place
 from extender.gc_tuning import keep_loaded, prepare_for_load, settle_after_load
 from extender.kubeapi.client import RESOURCES, KubeClient
+
+log = logging.getLogger("extender.live")
 
 WATCHED_KINDS = ("Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "Namespace", "CSIDriver",
@@ -26,7 +30,8 @@ class LiveSource:
 
     def __init__(self, cache: ClusterCache, client: KubeClient, *, kinds: tuple[str, ...] = WATCHED_KINDS,
                  observer: ReflectorObserver | None = None, min_watch_timeout: int = 300,
-                 cleanup_interval: float = 1.0, engine: EngineThread | None = None) -> None:
+                 cleanup_interval: float = 1.0, engine: EngineThread | None = None,
+                 warm_up: Callable[[], None] | None = None) -> None:
         self.cache = cache
         self.client = client
         # With an engine thread, every write to the cache (lists, events, expiry) is handed to it, in order:
@@ -41,6 +46,10 @@ class LiveSource:
         self.cleanup_interval = cleanup_interval
         self._tasks: list[asyncio.Task[None]] = []
         self._loading = False  # the first lists are under way (see extender.gc_tuning)
+        # Run on the engine thread once every kind is listed, before readiness: what the first request would
+        # build (the engine's cluster-wide indexes) is built then (see Scheduler.warm_up).
+        self._warm_up = warm_up
+        self._warm = asyncio.Event()
 
     async def start(self) -> None:
         """Start every reflector and the assumed-pod expiry loop (returns at once)."""
@@ -53,6 +62,12 @@ class LiveSource:
     async def _freeze_when_synced(self) -> None:
         # The initial list creates most long-lived objects at once (see extender.gc_tuning).
         await self.wait_synced()
+        if self._warm_up is not None:
+            try:
+                await self.write(self._warm_up)
+            except Exception as err:  # the requests will meet it and say why, as without a warm-up
+                log.warning("warming up the engine failed", extra={"error": f"{type(err).__name__}: {err}"})
+        self._warm.set()
         self._loading = False
         await self.write(settle_after_load)
 
@@ -84,11 +99,12 @@ class LiveSource:
         details = {
             "source": "apiserver",
             "unsynced": lagging,
+            **({"warmedUp": self._warm.is_set()} if self._warm_up is not None else {}),
             "kinds": {r.kind: {"synced": r.synced.is_set(), "resourceVersion": r.resource_version,
                                "relists": r.relists, "restarts": r.restarts, "lastError": r.last_error}
                       for r in self.reflectors},
         }
-        return not lagging, details
+        return not lagging and (self._warm_up is None or self._warm.is_set()), details
 
     async def _expire(self) -> None:
         while True:
