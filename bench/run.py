@@ -462,9 +462,10 @@ def _verb_seconds(url: str) -> dict[str, float]:
 
 
 @contextmanager
-def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[str]:
-    """tests/k8s/go/cmd/nullextender serving on a free port: an extender that passes every node, scores
-    each 0 and binds, doing no scheduling work (the ceiling of any extender's throughput here)."""
+def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[tuple[str, int]]:
+    """tests/k8s/go/cmd/nullextender serving on a free port, (its URL, its pid): an extender that passes every
+    node, scores each 0 and binds, doing no scheduling work (the ceiling of any extender's throughput here,
+    and its CPU per pod the floor of any extender's on this machine)."""
     from controlplane import free_port
 
     port = free_port()
@@ -482,7 +483,7 @@ def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[s
                 if proc.poll() is not None or time.perf_counter() > deadline:
                     raise RuntimeError(f"nullextender did not start; see {log_path}") from None
                 time.sleep(0.05)
-        yield url
+        yield url, proc.pid
     finally:
         proc.terminate()
         proc.wait(10)
@@ -570,9 +571,9 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
             rate = run(label, url, proc.pid)
             return rate, cpu_per_pod.pop(), _verb_seconds(url)
 
-    def run_null(label: str) -> float:
-        with null_extender(bin_dir, cp.kubeconfig, workdir / f"null-{nodes}.log") as url:
-            return run(label, url)
+    def run_null(label: str) -> tuple[float, float]:
+        with null_extender(bin_dir, cp.kubeconfig, workdir / f"null-{nodes}.log") as (url, pid):
+            return run(label, url, pid), cpu_per_pod.pop()
 
     try:
         # Alternated rounds: alone, with the extender (and with the earlier extender when one is given), so
@@ -580,11 +581,13 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
         sides = {"extender": ROOT, **({"before": before} if before is not None else {})}
         rates: dict[str, list[float]] = {"alone": [], "null": [], **{side: [] for side in sides}}
-        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        cpu: dict[str, list[float]] = {"null": [], **{side: [] for side in sides}}
         served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
         for round_ in range(rounds):
             rates["alone"].append(run(f"alone{round_}", None))
-            rates["null"].append(run_null(f"null{round_}"))
+            rate, cpu_ms = run_null(f"null{round_}")
+            rates["null"].append(rate)
+            cpu["null"].append(cpu_ms)
             for side, directory in sides.items():
                 rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory)
                 rates[side].append(rate)
@@ -601,10 +604,10 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
             prefix = "ratio" if side == "extender" else f"{side}_ratio"
             out.update({f"{prefix}_median": statistics.median(ratios), f"{prefix}_min": min(ratios),
                         f"{prefix}_max": max(ratios)})
-            if side in cpu:  # our extender's sides (the do-nothing one is not measured inside)
-                out.update({f"{side}_cpu_ms_per_pod": statistics.median(cpu[side]),
-                            **{f"{side}_{verb}_mean_ms": 1000 * statistics.median(v)
-                               for verb, v in served[side].items()}})
+            if side in cpu:
+                out[f"{side}_cpu_ms_per_pod"] = statistics.median(cpu[side])
+            if side in served:  # our extender's sides (the do-nothing one has no metrics)
+                out.update({f"{side}_{verb}_mean_ms": 1000 * statistics.median(v) for verb, v in served[side].items()})
         return out
     finally:
         client.close()
@@ -744,6 +747,9 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                           "service per verb: " + ", ".join(
                               f"{verb} {fmt(tp.get(f'{key}_{verb}_mean_ms'), 1)} ms"
                               for verb in ("filter", "prioritize", "bind")) + ".", ""]
+        if "null_cpu_ms_per_pod" in tp:
+            lines += [f"The extender that does nothing used {fmt(tp['null_cpu_ms_per_pod'], 2)} ms of CPU per pod (its "
+                      "HTTP, JSON and Binding alone): the floor of any extender's CPU per pod on this machine.", ""]
         if int(tp["nodes"]) == 500:
             ceiling = (f" (an extender doing nothing: {fmt(100 * tp['null_ratio_median'], 0)}%)"
                        if "null_ratio_median" in tp else "")

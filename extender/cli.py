@@ -205,6 +205,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         scheduler, _config = build_scheduler(cluster, config)
         if scheduler.release.warning:
             logging.getLogger("extender").warning(scheduler.release.warning)
+        scheduler.warm_up()  # before the listener opens: the first request costs what the next ones do
         app = create_app(scheduler, **limits)
         settle_after_load()
         described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts(),
@@ -376,7 +377,7 @@ def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, 
         return chosen
 
     source = LiveSource(cache, client, observer=metrics, engine=engine, release=release,
-                        settle=settle if release is None else None)
+                        settle=settle if release is None else None, warm_up=scheduler.warm_up)
     app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
                      on_shutdown=[source.stop], **limits)
     return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks),

@@ -37,6 +37,14 @@ def _cut(value: str) -> str:
     return f"{value[:MAX_FIELD_CHARS]}... ({len(value) - MAX_FIELD_CHARS} more characters)"
 
 
+def _cut_traceback(text: str) -> str:
+    """A traceback cut in its middle: its first frames and its end, where the exception itself is named."""
+    if len(text) <= MAX_FIELD_CHARS:
+        return text
+    half = MAX_FIELD_CHARS // 2
+    return f"{text[:half]}\n... ({len(text) - 2 * half} characters cut) ...\n{text[-half:]}"
+
+
 def _field(value: Any) -> Any:
     """A field's value as written: strings cut, large structures written as cut JSON text."""
     if isinstance(value, str):
@@ -104,7 +112,7 @@ class JsonFormatter(logging.Formatter):
             if key not in _RESERVED and not key.startswith("_"):
                 entry[key] = _field(value)
         if record.exc_info:
-            entry["exc"] = _cut(self.formatException(record.exc_info))
+            entry["exc"] = _cut_traceback(self.formatException(record.exc_info))
         return orjson.dumps(entry, default=str).decode()
 
 

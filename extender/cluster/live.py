@@ -65,7 +65,8 @@ class LiveSource:
     def __init__(self, cache: ClusterCache, client: KubeClient, *, kinds: tuple[str, ...] = WATCHED_KINDS,
                  observer: ReflectorObserver | None = None, min_watch_timeout: int = 300,
                  cleanup_interval: float = 1.0, engine: EngineThread | None = None,
-                 release: Release | None = None, settle: ReleaseSettler | None = None) -> None:
+                 release: Release | None = None, settle: ReleaseSettler | None = None,
+                 warm_up: Callable[[], None] | None = None) -> None:
         self.cache = cache
         self.client = client
         # With an engine thread, every write to the cache (lists, events, expiry) is handed to it, in order:
@@ -82,6 +83,10 @@ class LiveSource:
         self.cleanup_interval = cleanup_interval
         self._tasks: list[asyncio.Task[None]] = []
         self._loading = False  # the first lists are under way (see extender.gc_tuning)
+        # Run on the engine thread once every kind is listed, before readiness: what the first request would
+        # build (the engine's cluster-wide indexes) is built then (see Scheduler.warm_up).
+        self._warm_up = warm_up
+        self._warm = asyncio.Event()
 
     def _reflectors(self, kinds: tuple[str, ...]) -> list[Reflector]:
         return [Reflector(self.client, resource_of(kind, self.release), self.cache,
@@ -126,6 +131,12 @@ class LiveSource:
     async def _freeze_when_synced(self) -> None:
         # The initial list creates most long-lived objects at once (see extender.gc_tuning).
         await self.wait_synced()
+        if self._warm_up is not None:
+            try:
+                await self.write(self._warm_up)
+            except Exception as err:  # the requests will meet it and say why, as without a warm-up
+                log.warning("warming up the engine failed", extra={"error": f"{type(err).__name__}: {err}"})
+        self._warm.set()
         self._loading = False
         await self.write(settle_after_load)
 
@@ -165,6 +176,7 @@ class LiveSource:
         details: dict[str, Any] = {
             "source": "apiserver",
             "unsynced": ["(the apiserver's /version)"] if settling else lagging,
+            **({"warmedUp": self._warm.is_set()} if self._warm_up is not None else {}),
             "kinds": {r.kind: {"synced": r.synced.is_set(), "resourceVersion": r.resource_version,
                                "relists": r.relists, "restarts": r.restarts, "lastError": r.last_error,
                                **({"served": False} if r.not_served else {})}
@@ -173,7 +185,7 @@ class LiveSource:
         if settling:
             details["kubernetesVersion"] = {"pending": "reading the apiserver's /version",
                                             "lastError": self.version_error}
-        return not settling and not lagging, details
+        return not settling and not lagging and (self._warm_up is None or self._warm.is_set()), details
 
     async def _expire(self) -> None:
         while True:

@@ -756,6 +756,15 @@ class ResourceBinding:
         return self._first_replicas.get(cluster, 0)
 
 
+def _check_cpu_millicores(request: Mapping[str, GoQuantity] | None, path: str) -> None:
+    """Refuse a CPU request whose millicores do not fit in an int64: Go's ``MilliValue()`` reads such an
+    amount as 0, and Karmada's general estimator divides by it (a panic upstream, a crash here)."""
+    cpu = (request or {}).get("cpu")
+    if cpu is not None and cpu.value() > 0 and cpu.milli_value() == 0:
+        raise ModelError(f"{path}.cpu: Invalid value: too large: {cpu.value()} cores do not fit in a 64-bit count "
+                         "of millicores")
+
+
 def parse_binding(obj: Mapping[str, Any], *, path: str = "") -> ResourceBinding:
     """Build a :class:`ResourceBinding` from a ``work.karmada.io/v1alpha2`` (Cluster)ResourceBinding."""
     root = _map(obj, path or "ResourceBinding")
@@ -779,6 +788,7 @@ def parse_binding(obj: Mapping[str, Any], *, path: str = "") -> ResourceBinding:
     if requirements is not None:
         rpath = f"{prefix}spec.replicaRequirements"
         request = _quantities(_map(requirements, rpath).get("resourceRequest"), f"{rpath}.resourceRequest")
+        _check_cpu_millicores(request, f"{rpath}.resourceRequest")
     clusters = []
     for i, raw in enumerate(_list(spec.get("clusters"), f"{prefix}spec.clusters")):
         cpath = f"{prefix}spec.clusters[{i}]"

@@ -12,9 +12,11 @@ import contextlib
 import datetime
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -263,8 +265,6 @@ def metric_value(text: str, name: str, **labels: str) -> float:
 
 def probe(port: int, path: str, *, timeout: float = 5.0, context: ssl.SSLContext | None = None) -> float:
     """Seconds for one GET on a fresh connection (as kubelet probes), status 200 required."""
-    import socket
-
     started = time.perf_counter()
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as raw:
         sock = context.wrap_socket(raw, server_hostname="127.0.0.1") if context is not None else raw
@@ -283,6 +283,55 @@ def probe(port: int, path: str, *, timeout: float = 5.0, context: ssl.SSLContext
 def open_fds(pid: int) -> int:
     """File descriptors the process holds open now."""
     return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def open_idle_sockets(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections started at once, as a flood does (non-blocking: a SYN the full listen queue
+    drops is sent again by the kernel, while the next connections go out)."""
+    sockets = []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        sock.connect_ex(("127.0.0.1", port))
+        sockets.append(sock)
+    return sockets
+
+
+def settled_fds(pid: int, *, at_most: int | None = None, within: float = 6.0) -> int:
+    """The service's descriptors once connections from earlier are gone: unchanged for half a second (and
+    down to ``at_most``), or after ``within`` seconds (default 6: twice the tests' head deadline)."""
+    history = [open_fds(pid)]
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        history.append(open_fds(pid))
+        if len(set(history[-5:])) == 1 and len(history) >= 5 and (at_most is None or history[-1] <= at_most):
+            break
+    return history[-1]
+
+
+class PeakFds:
+    """The most descriptors a process held while the block ran, sampled every 10 ms in a thread."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = open_fds(pid)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(OSError):
+                self.peak = max(self.peak, open_fds(self.pid))
+            time.sleep(0.01)
+
+    def __enter__(self) -> PeakFds:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
 
 
 def raise_fd_limit(wanted: int) -> int:

@@ -12,6 +12,7 @@ no traceback.
 Sizes: ``EXTENDER_FUZZ_CASES`` schema cases per operation and mode (default 600) and
 ``EXTENDER_FUZZ_MUTATIONS`` mutations (default 3000, in-process), a few minutes on 2 cores;
 ``EXTENDER_FUZZ_MUTATIONS=40000 python -m pytest tests/ops/test_ops_fuzz.py -k mutated -s`` is the long run.
+The mutations are the same on every run; ``EXTENDER_FUZZ_SEED=N`` draws another set (a second long run).
 
 The OpenAPI document is used as served, with two adjustments made here and nowhere else: request-body
 schemas' ``$defs`` are hoisted into ``components/schemas`` (see test_request_body_refs_resolve, a product
@@ -25,7 +26,7 @@ import copy
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ if os.environ.get("CI", "").lower() != "true":  # on CI a missing test dependenc
     pytest.importorskip("schemathesis", reason="pip install 'schemathesis>=4.0,<5' (the test extra)")
 import schemathesis
 from fastapi import FastAPI
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
@@ -52,6 +53,8 @@ UNKNOWN_PROFILE = "no-such-profile"
 CASES = int(os.environ.get("EXTENDER_FUZZ_CASES", "600"))
 MUTATIONS = int(os.environ.get("EXTENDER_FUZZ_MUTATIONS", "3000"))
 PROCESS_MUTATIONS = int(os.environ.get("EXTENDER_FUZZ_PROCESS_MUTATIONS", "400"))
+#: None: the same mutations every run (derandomized); a number: another set, drawn from that seed.
+MUTATION_SEED = int(os.environ["EXTENDER_FUZZ_SEED"]) if os.environ.get("EXTENDER_FUZZ_SEED") else None
 
 
 def config_file() -> Path:
@@ -313,6 +316,15 @@ def mutated(draw: st.DrawFn) -> tuple[str, str, bytes]:
     return name, route, encode(body)
 
 
+def mutation_settings(examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Hypothesis settings for ``examples`` mutations: derandomized, or drawn from ``EXTENDER_FUZZ_SEED``."""
+    def apply(test: Callable[..., None]) -> Callable[..., None]:
+        configured = settings(max_examples=examples, deadline=None, derandomize=MUTATION_SEED is None,
+                              database=None, suppress_health_check=list(HealthCheck))(test)
+        return configured if MUTATION_SEED is None else seed(MUTATION_SEED)(configured)
+    return apply
+
+
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     """A client of a fresh app (binds here change its cache only), raising any server exception."""
@@ -326,8 +338,7 @@ def test_mutated_real_bodies_get_no_server_error(client: TestClient, tracebacks:
     bad: list[str] = []
 
     @given(mutated())
-    @settings(max_examples=MUTATIONS, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @mutation_settings(MUTATIONS)
     def check(sample: tuple[str, str, bytes]) -> None:
         name, route, body = sample
         response = client.post(route, content=body, headers={"content-type": "application/json"})
@@ -355,26 +366,36 @@ def test_mutated_bodies_over_real_sockets_keep_the_connection_and_log_no_traceba
     import httpx
     from ops_support import Service, running
 
-    samples: list[tuple[str, str, bytes]] = []
-
-    @given(mutated())
-    @settings(max_examples=PROCESS_MUTATIONS, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    def collect(sample: tuple[str, str, bytes]) -> None:
-        samples.append(sample)
-
-    collect()
     service = Service(tmp_path, ["--config", str(CONFIG), "--member-clusters", str(MULTICLUSTER / "clusters.yaml"),
                                  "--log-level", "info"])
-    codes: collections.Counter[int] = collections.Counter()
-    with running(service), httpx.Client(base_url=service.url, timeout=30,
-                                        limits=httpx.Limits(max_connections=1)) as client:
-        for name, route, body in samples:
+    outcomes: collections.Counter[tuple[str, int]] = collections.Counter()
+
+    def keep_server_errors(response: httpx.Response) -> None:
+        """A 5xx's request body is written next to the service's log, to be replayed (the log cuts long lines)."""
+        if response.status_code >= 500:
+            (tmp_path / f"server-error-{sum(outcomes.values())}.json").write_bytes(response.request.content)
+
+    with running(service), httpx.Client(base_url=service.url, timeout=30, limits=httpx.Limits(max_connections=1),
+                                        event_hooks={"response": [keep_server_errors]}) as client:
+
+        @given(mutated())
+        @mutation_settings(PROCESS_MUTATIONS)
+        def send(sample: tuple[str, str, bytes]) -> None:
+            name, route, body = sample
             response = client.post(route, content=body, headers={"content-type": "application/json"})
-            codes[response.status_code] += 1
+            outcomes[(name, response.status_code)] += 1
             assert response.status_code < 500, (name, body[:500], response.text[:300])
             assert refusal_says_why(response.status_code, response.text), (name, response.text[:300])
+            sent = sum(outcomes.values())
+            if sent % 2000 == 0:  # a long run shows how far it got
+                print(f"{sent} mutated requests sent, none answered 5xx", flush=True)
+
+        send()
         assert client.get("/healthz").text == "ok"
         log = service.process.log_path.read_text() if service.process is not None else ""
-    print(f"\n{len(samples)} mutated requests over one connection: {dict(sorted(codes.items()))}")
+    codes = collections.Counter(code for (_, code) in outcomes.elements())
+    print(f"\n{sum(outcomes.values())} mutated requests over one connection: {dict(sorted(codes.items()))}")
+    for (name, code), count in sorted(outcomes.items()):
+        print(f"  {name:28} {code} x{count}")
+    assert {name for name, _ in outcomes} == set(BODIES)
     assert "Traceback" not in log and '"exc"' not in log and '"level":"error"' not in log, log[-3000:]

@@ -3,9 +3,10 @@
 While kube-scheduler-shaped filter requests (the demo pod, node names, one keep-alive connection) go on, other
 clients send ``/multicluster/schedule`` requests an attacker would: 2,147,483,647 replicas by static weights
 (answered at once: seats are divided in bulk), 300 affinity terms over 2,000 clusters and a region search over
-2,000 regions (422: past the work budget), 6,000 clusters (413), a non-string kind (400), and more of them at
-once than the placement queue takes (503). Placements run on a thread and queue of their own: every filter is
-answered 200, well within kube-scheduler's timeout, and the health port answers every probe.
+2,000 regions (422: past the work budget), 6,000 clusters (413), a non-string kind and a CPU request whose
+millicores overflow int64 (400), and more of them at once than the placement queue takes (503). Placements run
+on a thread and queue of their own: every filter is answered 200, well within kube-scheduler's timeout, and the
+health port answers every probe.
 
 A second service shows readiness and liveness following a wedged engine: a job running past the request timeout
 makes /readyz 503, past --stall-timeout /healthz too (the kubelet restarts the pod); both recover when it ends.
@@ -38,12 +39,12 @@ def _cluster(i: int, regions: int = 13) -> dict[str, Any]:
                        "resourceSummary": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}}}
 
 
-def _binding(replicas: int) -> dict[str, Any]:
+def _binding(replicas: int, cpu: object = "100m") -> dict[str, Any]:
     return {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding",
             "metadata": {"name": "web", "namespace": "default"},
             "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default",
                                   "name": "web", "uid": "9a3e5b1c-0000-4000-8000-000000000001"},
-                     "replicas": replicas, "replicaRequirements": {"resourceRequest": {"cpu": "100m"}}}}
+                     "replicas": replicas, "replicaRequirements": {"resourceRequest": {"cpu": cpu}}}}
 
 
 def hostile_bodies() -> dict[str, tuple[bytes, int]]:
@@ -68,6 +69,9 @@ def hostile_bodies() -> dict[str, tuple[bytes, int]]:
         "too many clusters": ({"binding": _binding(10), "policy": {},
                                "clusters": [_cluster(i) for i in range(6000)]}, 413),
         "kind not a string": ({"binding": {**_binding(10), "kind": ["ResourceBinding"]}, "policy": {}}, 400),
+        # Its millicores overflow Go's int64 to 0 and Karmada's estimator divides by them (found by the fuzzer).
+        "cpu past int64 millicores": ({"binding": _binding(10, cpu=6.749275722587511e16), "policy": static,
+                                       "clusters": [_cluster(i) for i in range(3)]}, 400),
     }
     return {name: (json.dumps(body).encode(), status) for name, (body, status) in bodies.items()}
 

@@ -16,13 +16,24 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from ops_support import Pki, Service, free_port, open_fds, probe, raise_fd_limit, running, summary
+from ops_support import (
+    PeakFds,
+    Pki,
+    Service,
+    free_port,
+    open_fds,
+    open_idle_sockets,
+    probe,
+    raise_fd_limit,
+    running,
+    settled_fds,
+    summary,
+)
 
 CAP = 512  # the service's default --max-connections
 IDLE_SOCKETS = 600
@@ -77,31 +88,6 @@ class Prober:
         self._thread.join(10)
 
 
-def _idle(port: int, count: int) -> list[socket.socket]:
-    """``count`` connections started at once, as a flood does (non-blocking: a SYN the full listen queue
-    drops is sent again by the kernel, while the next connections go out)."""
-    sockets = []
-    for _ in range(count):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setblocking(False)
-        sock.connect_ex(("127.0.0.1", port))
-        sockets.append(sock)
-    return sockets
-
-
-def _settled_fds(pid: int, *, at_most: int | None = None) -> int:
-    """The service's descriptors once connections from earlier are gone: unchanged for half a second (and
-    down to ``at_most``), or after 6 seconds (twice the head deadline)."""
-    history = [open_fds(pid)]
-    deadline = time.monotonic() + 6
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        history.append(open_fds(pid))
-        if len(set(history[-5:])) == 1 and len(history) >= 5 and (at_most is None or history[-1] <= at_most):
-            break
-    return history[-1]
-
-
 def _log_size(service: Service) -> int:
     assert service.process is not None
     return os.path.getsize(service.process.log_path)
@@ -111,10 +97,10 @@ def test_idle_pre_handshake_sockets_stay_under_the_cap_and_a_client_still_gets_i
         served: tuple[Service, int], pki: Pki) -> None:
     service, health = served
     assert service.process is not None
-    baseline = _settled_fds(service.process.pid)
+    baseline = settled_fds(service.process.pid)
     log_before = _log_size(service)
     with Prober(health) as prober:
-        idle = _idle(service.port, IDLE_SOCKETS)
+        idle = open_idle_sockets(service.port, IDLE_SOCKETS)
         try:
             time.sleep(1.0)
             held = open_fds(service.process.pid)
@@ -141,31 +127,20 @@ def test_a_flood_of_connections_keeps_fds_under_the_cap_and_the_log_quiet(served
     service, health = served
     assert service.process is not None
     pid = service.process.pid
-    baseline = _settled_fds(pid)
+    baseline = settled_fds(pid)
     log_before = _log_size(service)
-    peak = 0
-    stop = threading.Event()
-
-    def watch() -> None:
-        nonlocal peak
-        while not stop.is_set():
-            peak = max(peak, open_fds(pid))
-            time.sleep(0.01)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
     limit = raise_fd_limit(FLOOD_SOCKETS + OWN_SOCKETS)
     count = min(FLOOD_SOCKETS, limit - OWN_SOCKETS)
     if count < FLOOD_SOCKETS:
         print(f"\nthis process may open {limit} descriptors: a flood of {count} instead of {FLOOD_SOCKETS}")
-    with Prober(health) as prober:
+    with PeakFds(pid) as fds, Prober(health) as prober:
         started = time.perf_counter()
-        flood = _idle(service.port, count)
+        flood = open_idle_sockets(service.port, count)
         opened = time.perf_counter() - started
         try:
             time.sleep(1.0)
             # Half-done handshakes too: a ClientHello's first bytes, then nothing.
-            partial = _idle(service.port, 200)
+            partial = open_idle_sockets(service.port, 200)
             time.sleep(0.5)
             for sock in partial:
                 with contextlib.suppress(OSError):
@@ -175,9 +150,8 @@ def test_a_flood_of_connections_keeps_fds_under_the_cap_and_the_log_quiet(served
             for sock in flood + partial:
                 sock.close()
         time.sleep(0.5)
-    stop.set()
-    watcher.join(5)
-    after = _settled_fds(pid, at_most=baseline + 8)
+    peak = fds.peak
+    after = settled_fds(pid, at_most=baseline + 8)
     grown = _log_size(service) - log_before
     figures = summary(prober.latencies)
     print(f"\nflood of {len(flood)} sockets in {opened:.1f} s: service fds peak {peak} (baseline {baseline}, "

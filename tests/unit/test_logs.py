@@ -78,3 +78,22 @@ def test_long_fields_and_messages_are_cut() -> None:
     assert str(line["msg"]).endswith(f"({100_000 - MAX_FIELD_CHARS} more characters)")
     assert str(line["error"]).startswith("y" * 100) and "more characters" in str(line["error"])
     assert str(line["values"]).startswith("[0,1,2,")
+
+
+def test_a_long_traceback_keeps_the_exception_it_ends_with() -> None:
+    """A cut traceback still names its exception: the middle goes, not the end (a 500 found by fuzzing was
+    unreadable in the log because the cut removed the ZeroDivisionError)."""
+    log, out = _logger("test.logs.traceback", RepeatLimiter())
+
+    try:
+        try:
+            raise ValueError("a long cause " + "x" * 10_000)
+        except ValueError as cause:
+            raise ZeroDivisionError("the last line") from cause
+    except ZeroDivisionError:
+        log.exception("internal error")
+    (line,) = _lines(out)
+    exc = str(line["exc"])
+    assert len(exc) < MAX_FIELD_CHARS + 100
+    assert exc.startswith("Traceback") and exc.endswith("ZeroDivisionError: the last line")
+    assert "characters cut" in exc

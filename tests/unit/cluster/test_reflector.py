@@ -212,3 +212,37 @@ def test_readiness_names_lagging_kinds() -> None:
         assert "Unauthorized" in details["kinds"]["Node"]["lastError"]
         await source.stop()
     run(main())
+
+
+def test_ready_only_once_warmed_up_on_the_loaded_cache() -> None:
+    async def main() -> None:
+        server = server_with_cluster()
+        cache = ClusterCache()
+        seen: list[tuple[bool, int, int]] = []
+
+        def warm_up() -> None:  # what Scheduler.warm_up reads: the cache, every kind listed
+            counts = cache.counts()
+            seen.append((source.readiness()[0], counts["nodes"], counts["assigned_pods"]))
+
+        source = LiveSource(cache, client_for(server), kinds=("Node", "Pod"), min_watch_timeout=1, warm_up=warm_up)
+        assert source.readiness()[1]["warmedUp"] is False
+        await source.start()
+        assert await source.wait_synced(5)
+        await until(lambda: source.readiness()[0])
+        assert seen == [(False, 3, 7)]  # once, on the synced cache, while not yet ready
+        assert source.readiness()[1]["warmedUp"] is True
+        await source.stop()
+    run(main())
+
+
+def test_a_failing_warm_up_does_not_keep_the_service_unready() -> None:
+    async def main() -> None:
+        def warm_up() -> None:
+            raise RuntimeError("boom")
+
+        source = LiveSource(ClusterCache(), client_for(server_with_cluster()), kinds=("Node",), min_watch_timeout=1,
+                            warm_up=warm_up)
+        await source.start()
+        await until(lambda: source.readiness()[0])
+        await source.stop()
+    run(main())

@@ -192,3 +192,19 @@ def test_placement_sources() -> None:
         parse_placement_source({"kind": "ClusterPropagationPolicy", "spec": {}})
     with pytest.raises(ModelError, match="kind: expected PropagationPolicy"):
         parse_placement_source({"kind": "OverridePolicy"})
+
+
+# A JSON number the fuzzer found (a 500 before), a scientific amount, and 2^61 cores (x 1000 wraps to exactly 0).
+@pytest.mark.parametrize("cpu", [6.749275722587511e16, "9e18", "2305843009213693952"])
+def test_a_cpu_request_whose_millicores_read_as_zero_is_refused(cpu: object) -> None:
+    """Go's MilliValue() reads such a request as 0 and Karmada's estimator divides by it: bad input, named."""
+    with pytest.raises(ModelError, match=r"spec\.replicaRequirements\.resourceRequest\.cpu: .*millicores"):
+        parse_binding(binding_obj(3, request={"cpu": cpu, "memory": "1Gi"}))
+
+
+def test_large_cpu_requests_whose_millicores_read_as_non_zero_are_kept() -> None:
+    """Upstream computes with these (the second wraps, as Go's int64 does): no refusal, Karmada's answer."""
+    for cpu, milli in (("9223372036854775", 9223372036854775000), ("9223372036854775807", -1000)):
+        binding = parse_binding(binding_obj(3, request={"cpu": cpu}))
+        assert binding.resource_request is not None
+        assert binding.resource_request["cpu"].milli_value() == milli
