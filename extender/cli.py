@@ -3,14 +3,16 @@ a cluster dump or the live cluster (listed once, nothing written); ``place`` rep
 capacity and what-if sweeps over simulate.
 
 Every ``serve`` option can also come from the environment (EXTENDER_HOST, EXTENDER_PORT,
-EXTENDER_HEALTH_HOST, EXTENDER_HEALTH_PORT, EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL); a flag wins
-over the environment.
+EXTENDER_HEALTH_HOST, EXTENDER_HEALTH_PORT, EXTENDER_CLUSTER, EXTENDER_CONFIG, EXTENDER_LOG_LEVEL,
+EXTENDER_KUBERNETES_VERSION, EXTENDER_FEATURE_GATES); a flag wins over the environment, and both win over the
+configuration file.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.resources
+import logging
 import os
 import ssl
 import sys
@@ -26,7 +28,7 @@ from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECON
 from extender.api.listener import DEFAULT_MAX_CONNECTIONS
 from extender.api.routes import DEFAULT_MAX_REQUEST_NODES
 from extender.cluster.cache import ClusterCache
-from extender.cluster.dump import DumpError, load_cache, read_documents, read_dump_objects
+from extender.cluster.dump import DumpError, fill_cache, read_documents, read_dump, read_dump_objects
 from extender.cluster.engine_thread import DEFAULT_MAX_PENDING, DEFAULT_STALL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS
 from extender.config import Config, ConfigError, load_config
 from extender.engine.explain import explain_found, render_table
@@ -35,6 +37,8 @@ from extender.engine.registry import RegistryError
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
 from extender.gc_tuning import settle_after_load
+from extender.kube.gates import GateError, parse_gate_list
+from extender.kube.release import Release, Source, VersionError, choose, parse_setting
 from extender.multicluster.budget import DEFAULT_WORK_STEPS
 from extender.multicluster.routes import DEFAULT_MAX_CLUSTERS as DEFAULT_MAX_PLACEMENT_CLUSTERS
 
@@ -51,18 +55,48 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value else default
 
 
-def read_config(config_path: str | None) -> Config:
-    """The validated configuration (defaults when no file), as a CLI error when it is wrong."""
+def read_config(config_path: str | None, args: argparse.Namespace | None = None) -> Config:
+    """The validated configuration (defaults when no file), with the kubernetesVersion and feature gates of the
+    command line or the environment when given (``args``), as a CLI error when it is wrong."""
     try:
-        return load_config(config_path)
+        config = load_config(config_path)
+    except (ConfigError, ProfileError, RegistryError) as err:
+        raise CLIError(f"configuration: {err}") from err
+    version_text = (getattr(args, "kubernetes_version", None) or _env("EXTENDER_KUBERNETES_VERSION")) if args else None
+    gates_text = (getattr(args, "feature_gates", None) or _env("EXTENDER_FEATURE_GATES")) if args else None
+    if version_text is None and gates_text is None:
+        return config
+    try:
+        minor = parse_setting(version_text) if version_text is not None else config.kubernetes_version
+        gates = parse_gate_list(gates_text) if gates_text is not None else None
+        if version_text is not None and minor is None:  # "auto" given explicitly overrides a fixed file setting
+            config.kubernetes_version = None
+        return config.with_settings(minor, gates)
+    except (VersionError, GateError) as err:
+        raise CLIError(f"configuration: {err}") from err
     except (ConfigError, ProfileError, RegistryError) as err:
         raise CLIError(f"configuration: {err}") from err
 
 
-def frameworks_of(config: Config) -> list[Framework]:
-    """One framework per profile (plugin args are validated here)."""
+def release_of(config: Config, reported: str | None = None, *, source: Source = "default",
+               reported_minor: str | None = None) -> Release:
+    """The release to follow for this configuration and what the cluster reports (see engine.release.choose)."""
+    choice = choose(config.kubernetes_version, reported, source=source, reported_minor_field=reported_minor)
+    try:
+        return config.release_for(choice)
+    except ConfigError as err:
+        raise CLIError(f"configuration: {err}") from err
+
+
+def frameworks_of(config: Config, release: Release | None = None) -> list[Framework]:
+    """One framework per profile, for a release (default: the one the configuration names, or the newest
+    supported release for auto). Plugin args are validated here."""
+    try:
+        profiles = config.profiles if release is None else config.profiles_for(release)
+    except (ConfigError, ProfileError, RegistryError) as err:
+        raise CLIError(f"configuration: {err}") from err
     frameworks = []
-    for profile in config.profiles:
+    for profile in profiles:
         try:
             frameworks.append(Framework(profile))
         except (ConfigError, ProfileError, RegistryError) as err:
@@ -83,18 +117,31 @@ def _one_line(err: BaseException) -> str:
 
 def build_scheduler(cluster: str | None, config: Config | str | None, *,
                     static: bool = True) -> tuple[Scheduler, Config]:
-    """Load the cluster dump and build the engine over it (``config``: a Config, or a path to one)."""
+    """Load the cluster dump and build the engine over it (``config``: a Config, or a path to one), following
+    the release the configuration names or, for auto, the one the dump records (else the newest)."""
     if not isinstance(config, Config):
         config = read_config(config)
-    frameworks = frameworks_of(config)
-    # A static dump has no watch to confirm assumed pods, so they must never expire there.
-    cache = ClusterCache(assumed_ttl_seconds=0 if static else config.assumed_pod_ttl_seconds)
     path = cluster or str(DEMO_CLUSTER)
     try:
-        load_cache(path, cache)
+        contents = read_dump(path)
     except DumpError as err:
         raise CLIError(f"cluster: {err}") from err
-    return Scheduler(cache, frameworks), config
+    recorded = contents.version
+    release = release_of(config, recorded.git_version if recorded else None, source="dump",
+                         reported_minor=recorded.minor if recorded else None)
+    # A static dump has no watch to confirm assumed pods, so they must never expire there.
+    cache = ClusterCache(assumed_ttl_seconds=0 if static else config.assumed_pod_ttl_seconds, release=release)
+    try:
+        fill_cache(path, contents, cache)
+    except DumpError as err:
+        raise CLIError(f"cluster: {err}") from err
+    return Scheduler(cache, frameworks_of(config, release)), config
+
+
+def _warn(release: Release) -> None:
+    """The one warning line of an unsupported cluster version, for the one-shot commands (stderr)."""
+    if release.warning:
+        sys.stderr.write(f"extender: warning: {release.warning}\n")
 
 
 def _port(text: str, what: str) -> int:
@@ -119,7 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from extender.cluster.engine_thread import EngineThread
     from extender.multicluster.routes import PlacementLimits
 
-    config = read_config(args.config or _env("EXTENDER_CONFIG"))
+    config = read_config(args.config or _env("EXTENDER_CONFIG"), args)
     level = args.log_level or _env("EXTENDER_LOG_LEVEL") or config.log_level or "info"
     logs.configure(level)
     host = args.host or _env("EXTENDER_HOST", "127.0.0.1") or "127.0.0.1"
@@ -156,10 +203,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app, described = _live_app(config, kubeconfig, args, create_app, Metrics, limits)
     else:
         scheduler, _config = build_scheduler(cluster, config)
+        if scheduler.release.warning:
+            logging.getLogger("extender").warning(scheduler.release.warning)
         scheduler.warm_up()  # before the listener opens: the first request costs what the next ones do
         app = create_app(scheduler, **limits)
         settle_after_load()
-        described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts()}
+        described = {"cluster": cluster or str(DEMO_CLUSTER), "cache": scheduler.cache.counts(),
+                     "kubernetesVersion": scheduler.release.describe()}
     described["tls"] = "off" if tls is None else ("mutual" if tls.verify_mode == ssl.CERT_REQUIRED else "server")
     if health_port is not None:
         _check_bindable(health_host, health_port, "health port")
@@ -292,7 +342,11 @@ def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, 
     from extender.kubeapi.binder import ApiBinder
     from extender.kubeapi.client import KubeClient
 
-    frameworks = frameworks_of(config)
+    # A configured version is followed from the start; with auto the profiles are built for the newest release
+    # until the apiserver's /version is read, then rebuilt for the cluster's before anything is listed (the
+    # service is not ready until then).
+    release = release_of(config) if config.kubernetes_version is not None else None
+    frameworks = frameworks_of(config, release)
     try:
         cluster = (kubeconfig_module.in_cluster() if args.in_cluster
                    else kubeconfig_module.load(kubeconfig, args.context))
@@ -301,13 +355,33 @@ def _live_app(config: Config, kubeconfig: str | None, args: argparse.Namespace, 
     client = KubeClient(cluster)
     from extender.api.app import CacheCounts
 
-    cache = ClusterCache(assumed_ttl_seconds=config.assumed_pod_ttl_seconds)
+    cache = ClusterCache(assumed_ttl_seconds=config.assumed_pod_ttl_seconds, release=release)
     scheduler = Scheduler(cache, frameworks, binder=ApiBinder(client))
     metrics = metrics_class(CacheCounts(cache.counts))
-    source = LiveSource(cache, client, observer=metrics, engine=limits["engine"], warm_up=scheduler.warm_up)
+    engine = limits["engine"]
+
+    async def settle(version: dict[str, Any]) -> Release:
+        """The cluster's version is known: follow its release (profiles and cache), before anything is listed."""
+        chosen = release_of(config, str(version.get("gitVersion") or ""), source="apiserver",
+                            reported_minor=str(version.get("minor") or ""))
+
+        def switch() -> None:
+            cache.follow(chosen)
+            scheduler.use_frameworks(frameworks_of(config, chosen))
+
+        await engine.write(switch)  # a CLIError here leaves the source unready, saying why (see LiveSource)
+        log = logging.getLogger("extender")
+        if chosen.warning:
+            log.warning(chosen.warning)
+        log.info("following the cluster's Kubernetes version", extra={"kubernetesVersion": chosen.describe()})
+        return chosen
+
+    source = LiveSource(cache, client, observer=metrics, engine=engine, release=release,
+                        settle=settle if release is None else None, warm_up=scheduler.warm_up)
     app = create_app(scheduler, metrics=metrics, readiness=source.readiness, on_startup=[source.start],
                      on_shutdown=[source.stop], **limits)
-    return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks)}
+    return app, {"apiserver": cluster.server, "profiles": sorted(scheduler.frameworks),
+                 "kubernetesVersion": release.describe() if release is not None else "auto: from the apiserver"}
 
 
 def _read_pod(path: str) -> dict[str, Any]:
@@ -340,32 +414,51 @@ def _live_cluster(args: argparse.Namespace, *, by_default: bool) -> Any:
         raise CLIError(f"apiserver: {err}") from err
 
 
-def _read_live(cluster: Any, cache: ClusterCache, pod: tuple[str, str] | None = None) -> dict[str, Any] | None:
-    """List the live cluster once into the cache (and read one pod), as a CLI error when that fails."""
+def _read_live(cluster: Any, config: Config,
+               pod: tuple[str, str] | None = None) -> tuple[ClusterCache, dict[str, Any] | None, Release]:
+    """List the live cluster once into a fresh cache (and read one pod), following the configured release or,
+    for auto, the apiserver's; as a CLI error when that fails."""
+    from extender.cluster.live import watched_kinds
     from extender.cluster.oneshot import ClusterReadError, read_cluster
 
+    cache = ClusterCache(assumed_ttl_seconds=0)
+    chosen: list[Release] = []
+
+    def kinds_for(version: dict[str, Any]) -> tuple[str, ...]:
+        if config.kubernetes_version is not None:
+            release = release_of(config)
+        else:
+            release = release_of(config, str(version.get("gitVersion") or ""), source="apiserver",
+                                 reported_minor=str(version.get("minor") or ""))
+        cache.follow(release)
+        chosen.append(release)
+        return watched_kinds(release)
+
     try:
-        return read_cluster(cluster, cache, pod)
+        raw_pod = read_cluster(cluster, cache, pod, kinds_for_version=kinds_for)
     except ClusterReadError as err:
         raise CLIError(f"apiserver: {err}") from err
+    _warn(chosen[0])
+    return cache, raw_pod, chosen[0]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Print why a pod fits or not on each node, how each node scores, and what the scheduler concludes."""
     if bool(args.pod) == bool(args.name):
         raise CLIError("explain: name a pod (NAME, with -n NAMESPACE) or give one in a file (--pod FILE), not both")
-    config = read_config(args.config)
-    frameworks = {fw.name: fw for fw in frameworks_of(config)}
+    config = read_config(args.config, args)
     default = config.profiles[0].name
     live = _live_cluster(args, by_default=bool(args.name))
     pod: Mapping[str, Any]
     if live is not None:
-        cache = ClusterCache(assumed_ttl_seconds=0)
         namespace = args.namespace or live.namespace
-        fetched = _read_live(live, cache, (namespace, args.name) if args.name else None)
+        cache, fetched, release = _read_live(live, config, (namespace, args.name) if args.name else None)
+        frameworks = {fw.name: fw for fw in frameworks_of(config, release)}
         pod = fetched if fetched is not None else _read_pod(args.pod)
     else:
         scheduler, _config = build_scheduler(args.cluster, config)
+        _warn(scheduler.release)
+        frameworks = scheduler.frameworks
         cache = scheduler.cache
         if args.name:
             namespace = args.namespace or "default"
@@ -391,16 +484,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from extender.engine.simulate import Simulator
 
     live = _live_cluster(args, by_default=False)
-    if live is not None:
-        config = read_config(args.config)
-        scheduler = Scheduler(ClusterCache(assumed_ttl_seconds=0), frameworks_of(config))
-    else:
-        scheduler, _config = build_scheduler(args.cluster, args.config)
-    try:
-        framework = scheduler.framework(args.profile)
-    except KeyError:
-        known = sorted(scheduler.frameworks)
-        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}") from None
+    config = read_config(args.config, args)
+    if live is None:
+        scheduler, _config = build_scheduler(args.cluster, config)
+        _warn(scheduler.release)
+    elif args.profile is not None and args.profile not in {p.name for p in config.profiles}:
+        known = sorted(p.name for p in config.profiles)
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}")
     try:
         pods = [d for d in read_dump_objects(args.pods) if d.get("kind") == "Pod"]
     except DumpError as err:
@@ -409,7 +499,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CLIError(f"pods: no Pod in {args.pods}")
     if live is not None:
         # Read after the pods file is known to be good: a snapshot taken now, placed into, and never written back.
-        _read_live(live, scheduler.cache)
+        cache, _pod, release = _read_live(live, config)
+        scheduler = Scheduler(cache, frameworks_of(config, release))
+    try:
+        framework = scheduler.framework(args.profile)
+    except KeyError:
+        known = sorted(scheduler.frameworks)
+        raise CLIError(f"profile: no profile named {args.profile!r}; profiles: {known}") from None
     try:
         simulator = Simulator(framework, scheduler.cache, host_selection=args.host_selection, seed=args.seed,
                               percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
@@ -435,13 +531,14 @@ def _progress_bar(done: int, total: int) -> None:
 
 def render_simulation(result: Any) -> str:
     """A readable report: placements, unschedulable pods, utilisation of the nodes that changed."""
-    from extender.engine.explain import describe_action
+    from extender.engine.explain import describe_action, release_line
 
     def attempts(p: Any) -> list[str]:
         return [f"  {'':<40}    first: {a['message']}; kube-scheduler would then "
                 + "; ".join(describe_action(action) for action in a["postFilter"]) for a in p.attempts]
 
-    lines = [f"scheduled {len(result.scheduled)} of {len(result.placements)} pods"]
+    lines = [f"scheduled {len(result.scheduled)} of {len(result.placements)} pods, "
+             f"{release_line(result.kubernetes or None)}"]
     for p in result.scheduled:
         score = ("its nominated node" if p.nominated else "only feasible node" if p.score is None
                  else f"total score {p.score}")
@@ -474,6 +571,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--cluster", help="cluster dump: a kubectl -o yaml|json file or directory "
                                          "(EXTENDER_CLUSTER, default: the bundled demo cluster)")
     serve.add_argument("--config", help="configuration file (EXTENDER_CONFIG)")
+    _add_version_options(serve)
     serve.add_argument("--kubeconfig", help="watch this cluster instead of a dump (EXTENDER_KUBECONFIG)")
     serve.add_argument("--context", help="kubeconfig context (default: the current one)")
     serve.add_argument("--in-cluster", action="store_true", help="watch the cluster this pod runs in")
@@ -531,6 +629,7 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--cluster", help="cluster dump (default for --pod: the bundled demo cluster)")
     _add_live_options(exp)
     exp.add_argument("--config", help="configuration file")
+    _add_version_options(exp)
     exp.add_argument("--profile",
                      help="profile name (default: the one named by the pod's schedulerName, else the first)")
     exp.add_argument("--nodes", help="comma-separated node names (default: every node)")
@@ -550,6 +649,7 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--cluster", help="cluster dump (default: the bundled demo cluster)")
     _add_live_options(sim)
     sim.add_argument("--config", help="configuration file")
+    _add_version_options(sim)
     sim.add_argument("--profile", help="profile name (default: the first)")
     sim.add_argument("--seed", type=int, help="seed for breaking ties among top-scoring nodes")
     sim.add_argument("--host-selection", choices=("random", "round-robin"),
@@ -561,6 +661,17 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("-o", "--output", choices=("table", "json"), default="table")
     sim.set_defaults(func=cmd_simulate)
     return p
+
+
+def _add_version_options(command: argparse.ArgumentParser) -> None:
+    """Which kube-scheduler release to follow, and its feature gates (both win over the configuration file)."""
+    command.add_argument("--kubernetes-version", metavar="VERSION",
+                         help="follow kube-scheduler 1.36 or 1.37, or auto: the cluster's version (the apiserver's "
+                              "/version live, the version a dump records, else the newest) "
+                              "(EXTENDER_KUBERNETES_VERSION; default: the configuration's kubernetesVersion, or auto)")
+    command.add_argument("--feature-gates", metavar="A=true,B=false",
+                         help="kube-scheduler feature gates to change from the release's defaults, as kube-scheduler's "
+                              "--feature-gates (EXTENDER_FEATURE_GATES; added to the configuration's featureGates)")
 
 
 def _add_live_options(command: argparse.ArgumentParser) -> None:

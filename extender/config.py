@@ -6,6 +6,8 @@ Example (see config/extender.yaml)::
     imports: [my_company.scheduling]        # modules (or .py files) that register user plugins
     assumedPodTTLSeconds: 30                # expiry of assumed pods after binding finished (0 = never)
     logLevel: info                          # debug, info, warning, error (--log-level and env win)
+    kubernetesVersion: auto                 # "1.36", "1.37", or auto: the cluster's (--kubernetes-version wins)
+    featureGates: {StorageCapacityScoring: false}   # upstream's gates, as kube-scheduler's --feature-gates
     profiles:
       - schedulerName: default-scheduler    # the first profile is also served at /<verb>
         scoreMapping: absolute              # or minmax: how weighted totals map to 0..10
@@ -27,8 +29,11 @@ from typing import Any
 from extender.cluster.dump import DumpError, load_yaml_file
 from extender.engine.profile import Profile, ProfileError, build_profile
 from extender.engine.registry import RegistryError, import_plugin_module
+from extender.kube.gates import GateError
+from extender.kube.release import SUPPORTED, Release, VersionChoice, VersionError, parse_setting, release
 
-KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds", "logLevel"}
+KNOWN_KEYS = {"apiVersion", "kind", "imports", "profiles", "assumedPodTTLSeconds", "logLevel", "kubernetesVersion",
+              "featureGates"}
 LOG_LEVELS = ("debug", "info", "warning", "error")
 # Without a profiles list: upstream's default profile, and the 0-10 era beside it at /profiles/legacy/<verb>
 # so that it can be tried without writing a file. The first stays the one served at /<verb>.
@@ -41,12 +46,43 @@ class ConfigError(ValueError):
 
 @dataclass
 class Config:
-    """The validated configuration."""
+    """The validated configuration.
+
+    Profiles depend on the kube-scheduler release they follow (its default plugins, their order, its feature
+    gates), which with ``kubernetesVersion: auto`` is only known once the cluster's version is: ``profiles``
+    are built for the release the configuration names (the newest supported one for auto), and
+    :meth:`profiles_for` builds them again for the release finally chosen.
+    """
 
     profiles: list[Profile] = field(default_factory=list)
     imports: list[str] = field(default_factory=list)
     assumed_pod_ttl_seconds: float = 30.0
     log_level: str | None = None
+    kubernetes_version: int | None = None  # the configured minor; None: auto
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    profile_specs: list[Any] = field(default_factory=list)
+    source: str = "config"
+
+    def with_settings(self, kubernetes_version: int | None = None,
+                      feature_gates: Mapping[str, bool] | None = None) -> Config:
+        """This configuration with the version and gates given on the command line or in the environment
+        (each wins over the file's when given), validated again."""
+        minor = self.kubernetes_version if kubernetes_version is None else kubernetes_version
+        gates = dict(self.feature_gates) if feature_gates is None else {**self.feature_gates, **feature_gates}
+        valid_for = _check_release_settings(minor, gates, self.profile_specs, self.source)
+        profiles = _build_profiles(self.profile_specs, self.source, _release(valid_for, gates, self.source))
+        return Config(profiles=profiles, imports=self.imports, assumed_pod_ttl_seconds=self.assumed_pod_ttl_seconds,
+                      log_level=self.log_level, kubernetes_version=minor, feature_gates=gates,
+                      profile_specs=self.profile_specs, source=self.source)
+
+    def release_for(self, choice: VersionChoice) -> Release:
+        """The release (with the configured feature gates) of a version choice; ConfigError when the gates
+        are not valid for it."""
+        return _release(choice.minor, self.feature_gates, self.source, choice)
+
+    def profiles_for(self, chosen: Release) -> list[Profile]:
+        """The profiles built for a release; ConfigError when a profile is not valid in it."""
+        return _build_profiles(self.profile_specs, self.source, chosen)
 
 
 def parse_config(data: Any, source: str = "config", base: Path | None = None) -> Config:
@@ -77,17 +113,57 @@ def parse_config(data: Any, source: str = "config", base: Path | None = None) ->
         specs = [dict(spec) for spec in DEFAULT_PROFILES]
     if not isinstance(specs, list) or not specs:
         raise ConfigError(f"{source}: profiles: expected a non-empty list")
+    try:
+        minor = parse_setting(data.get("kubernetesVersion", "auto"))
+    except VersionError as err:
+        raise ConfigError(f"{source}: {err}") from err
+    gates = data.get("featureGates") or {}
+    if not isinstance(gates, Mapping) or not all(isinstance(k, str) for k in gates):
+        raise ConfigError(f"{source}: featureGates: expected a map of gate names to true or false")
+    gates = dict(gates)
+    valid_for = _check_release_settings(minor, gates, specs, source)
+    profiles = _build_profiles(specs, source, _release(valid_for, gates, source))
+    return Config(profiles=profiles, imports=list(imports), assumed_pod_ttl_seconds=float(ttl),
+                  log_level=log_level.lower() if isinstance(log_level, str) else None, kubernetes_version=minor,
+                  feature_gates=gates, profile_specs=list(specs), source=source)
+
+
+def _release(minor: int, gates: Mapping[str, Any], source: str, choice: VersionChoice | None = None) -> Release:
+    try:
+        return release(minor, dict(gates), choice)
+    except (GateError, VersionError) as err:
+        raise ConfigError(f"{source}: featureGates (kube-scheduler {SUPPORTED[minor]}): {err}") from err
+
+
+def _build_profiles(specs: list[Any], source: str, chosen: Release) -> list[Profile]:
     profiles: list[Profile] = []
     for i, spec in enumerate(specs):
         try:
-            profile = build_profile(spec, path=f"profiles[{i}]")
+            profile = build_profile(spec, path=f"profiles[{i}]", release=chosen)
         except (ProfileError, RegistryError) as err:
             raise ConfigError(f"{source}: {err}") from err
         if any(p.name == profile.name for p in profiles):
             raise ConfigError(f"{source}: profiles[{i}].schedulerName: duplicate profile {profile.name!r}")
         profiles.append(profile)
-    return Config(profiles=profiles, imports=list(imports), assumed_pod_ttl_seconds=float(ttl),
-                  log_level=log_level.lower() if isinstance(log_level, str) else None)
+    return profiles
+
+
+def _check_release_settings(minor: int | None, gates: Mapping[str, Any], specs: list[Any], source: str) -> int:
+    """A fixed version's gates and profiles must be valid for it; with auto, for at least one supported release
+    (the one finally chosen is checked again when the cluster's version is known). Returns the release the
+    configuration's profiles are first built for: the fixed one, or the newest it is valid for."""
+    candidates = [minor] if minor is not None else sorted(SUPPORTED, reverse=True)
+    errors: list[ConfigError] = []
+    for candidate in candidates:
+        try:
+            _build_profiles(specs, source, _release(candidate, gates, source))
+            return candidate
+        except ConfigError as err:
+            errors.append(err)
+    if len(errors) == 1:
+        raise errors[0]
+    raise ConfigError(f"{source}: with kubernetesVersion auto the configuration must be valid for a supported "
+                      f"release, and it is valid for none: " + "; ".join(str(e) for e in errors))
 
 
 def load_config(path: str | Path | None) -> Config:

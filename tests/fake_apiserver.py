@@ -39,6 +39,9 @@ class FakeApiserver:
         self.valid_token = "good"
         self.requests: list[str] = []
         self.bindings: list[tuple[str, str, str]] = []
+        self.git_version = "v1.37.2"  # what GET /version reports
+        self.version_failures = 0  # GET /version answers 503 this many times first
+        self.not_served: set[str] = set()  # kinds whose collections answer 404 (an API this apiserver lacks)
 
     # ---- mutations ------------------------------------------------------------------------------
     def _key(self, obj: dict[str, Any]) -> str:
@@ -81,8 +84,14 @@ class FakeApiserver:
         query = {k: v[0] for k, v in parse_qs(request.url.query.decode()).items()}
         if request.method == "POST" and path.endswith("/binding"):
             return self._bind(path, orjson.loads(request.content))
+        if path == "/version":
+            if self.version_failures > 0:
+                self.version_failures -= 1
+                return httpx.Response(503, json={"kind": "Status", "reason": "ServiceUnavailable", "message": "busy"})
+            minor = self.git_version.split(".")[1]
+            return httpx.Response(200, json={"major": "1", "minor": minor, "gitVersion": self.git_version})
         kind = PATH_KIND.get(path)
-        if kind is None:
+        if kind is None or kind in self.not_served:
             return httpx.Response(404, json={"kind": "Status", "reason": "NotFound", "message": path})
         if query.get("watch") == "true":
             return self._watch(kind, int(query["resourceVersion"]), query)

@@ -129,6 +129,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     metrics = metrics or Metrics(counts)
     stalls = Stalls({"engine": engine, "multicluster": placer}, stall_timeout)
     metrics.track_readiness(lambda: stalls.ready() and (readiness()[0] if readiness is not None else True))
+    metrics.track_release(lambda: scheduler.release.describe())
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -248,6 +249,7 @@ class Probes:
 
     def __init__(self, scheduler: Scheduler, metrics: Metrics, counts: Callable[[], dict[str, int]],
                  readiness: ReadinessCheck | None, stalls: Stalls) -> None:
+        self.scheduler = scheduler
         self.profiles = sorted(scheduler.frameworks)
         self.registry = metrics.registry
         self.counts = counts
@@ -273,6 +275,11 @@ class Probes:
                                               for name, seconds in late.items()}}
         body = {"ready": ready, **details, "profiles": self.profiles, "cache": self.counts(),
                 "running": self.stalls.running()}
+        if "kubernetesVersion" not in details:  # the source is still reading /version otherwise
+            release = self.scheduler.release
+            body["kubernetesVersion"] = release.describe()
+            if release.warning:
+                body["warnings"] = [release.warning]
         return JSONResponse(body, status_code=200 if ready else 503)
 
     def metrics(self) -> Response:

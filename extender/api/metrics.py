@@ -79,6 +79,27 @@ class _ReadinessCollector(Collector):
                                 value=1.0 if self.ready() else 0.0)
 
 
+class _ReleaseCollector(Collector):
+    """``extender_kubernetes_version``: the kube-scheduler release the profiles follow, read at scrape time.
+
+    One series at a time; every label value comes from the configuration or the apiserver's /version, never
+    from a request (``supported`` is "false" while an unsupported cluster minor is followed with the nearest
+    supported release's rules).
+    """
+
+    def __init__(self, describe: Callable[[], dict[str, Any]]) -> None:
+        self.release_info = describe  # not ``describe``: the registry calls a collector's describe()
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily("extender_kubernetes_version",
+                                   "1 for the kube-scheduler release whose rules the extender follows",
+                                   labels=["kubernetes_version", "upstream", "setting", "source", "supported"])
+        info = self.release_info()
+        family.add_metric([str(info.get("version")), str(info.get("upstream")), str(info.get("setting")),
+                           str(info.get("source")), "false" if info.get("warning") else "true"], 1.0)
+        yield family
+
+
 class Metrics:
     """Every metric the service exports."""
 
@@ -120,6 +141,16 @@ class Metrics:
         if cache_counts is not None:
             r.register(_CacheCollector(cache_counts))
         self._readiness: _ReadinessCollector | None = None
+        self._release: _ReleaseCollector | None = None
+
+    def track_release(self, describe: Callable[[], dict[str, Any]]) -> None:
+        """Export ``extender_kubernetes_version`` from this description of the followed release (a later call
+        replaces it)."""
+        if self._release is None:
+            self._release = _ReleaseCollector(describe)
+            self.registry.register(self._release)
+        else:
+            self._release.release_info = describe
 
     def track_readiness(self, ready: Callable[[], bool]) -> None:
         """Export ``extender_ready`` from this check (a later call replaces the check)."""

@@ -25,6 +25,7 @@ from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, SlimPod, slim_pod
 from extender.cluster.snapshot import Snapshot
+from extender.kube.release import Release, default_release
 
 # Kinds kept as raw objects for the plugins that read them (spreading, volumes, namespaces, preemption's
 # disruption budgets; priority classes give a pod that was never admitted its priority).
@@ -71,8 +72,11 @@ def source_key(obj: Mapping[str, Any], kind: str) -> str:
 class ClusterCache:
     """Nodes, pods and related objects; the single writer of scheduling state."""
 
-    def __init__(self, assumed_ttl_seconds: float = 30.0) -> None:
+    def __init__(self, assumed_ttl_seconds: float = 30.0, release: Release | None = None) -> None:
         self.assumed_ttl_seconds = assumed_ttl_seconds
+        # The kube-scheduler release whose rules the cache's own computations follow (a resized pod's requests,
+        # which DRA objects count): set before the first object arrives, see follow().
+        self.release = release or default_release()
         self._nodes: dict[str, NodeInfo] = {}
         self._pods: dict[str, _PodState] = {}
         # Keys of the assumed pods among them: counts and expiry read these, never all 150k pods.
@@ -81,27 +85,37 @@ class ClusterCache:
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
         self._objects_dirty = True
-        self.dra = DRAObjects()  # ResourceSlices, ResourceClaims, DeviceClasses (records), assumed claims
+        # ResourceSlices, ResourceClaims, DeviceClasses, DeviceTaintRules (records), assumed claims
+        self.dra = DRAObjects(self.release)
         self._snapshot = Snapshot()
 
+    def follow(self, release: Release) -> None:
+        """Follow another release's rules; only before any pod or DRA object is held (the live source settles the
+        release before it lists anything, and a dump's recorded version is read before its objects)."""
+        if self._pods or self._pending or not self.dra.empty:
+            raise CacheError("the cache's release can only change while it holds no pods and no DRA objects")
+        self.release = release
+        self.dra = DRAObjects(release)
+
     @classmethod
-    def of_snapshot(cls, snapshot: Snapshot) -> ClusterCache:
+    def of_snapshot(cls, snapshot: Snapshot, release: Release) -> ClusterCache:
         """A cache of its own holding a snapshot's nodes (copies, with their pods), objects and DRA state, for
         placing pods on a what-if copy of the cluster: nothing done to it reaches the snapshot's cache.
-        Assumed pods never expire in it (nothing confirms them)."""
-        cache = cls(assumed_ttl_seconds=0)
+        Assumed pods never expire in it (nothing confirms them). ``release`` is the one whose rules the snapshot's
+        cache followed (the snapshot's DRA view already carries its device taint rules)."""
+        cache = cls(assumed_ttl_seconds=0, release=release)
         for info in snapshot.node_list:
             cache._nodes[info.name] = info.clone()
             cache._dirty.add(info.name)
         cache._objects = {kind: dict(objects) for kind, objects in snapshot.objects.items()}
-        cache.dra = DRAObjects.of_view(snapshot.dra)
+        cache.dra = DRAObjects.of_view(snapshot.dra, release)
         return cache
 
     def copy(self) -> ClusterCache:
         """An independent cache holding what this one holds, for what-if work (plan variants start from one
         base). Records are shared (they are immutable); NodeInfos, the pod and object maps and the DRA state
         are copied, and the copy builds its own snapshot: neither cache sees the other's later changes."""
-        other = ClusterCache(self.assumed_ttl_seconds)
+        other = ClusterCache(self.assumed_ttl_seconds, self.release)
         other._nodes = {name: info.clone() for name, info in self._nodes.items()}
         other._pods = {key: _PodState(state.pod, state.assumed, state.binding_finished, state.deadline)
                        for key, state in self._pods.items()}
@@ -138,7 +152,7 @@ class ClusterCache:
     # ---- pods ----------------------------------------------------------------------------------
     def upsert_pod(self, raw: Mapping[str, Any]) -> PodRecord:
         """Add or replace a pod as reported by the source (confirms an assumed pod)."""
-        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw)
+        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw, minor=self.release.minor)
         state = self._pods.get(record.cache_key)
         if state is not None and state.assumed and not record.node_name:
             # An event from before our Binding (or a relist racing it): the assumption stands until the
@@ -224,7 +238,7 @@ class ClusterCache:
         self.dra.assume(pod.cache_key, claims)
         raw = SlimPod(slim_pod(pod.raw))  # a copy: the pending pod's own object stays as it is
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
-        assumed = PodRecord(raw)
+        assumed = PodRecord(raw, minor=self.release.minor)
         self._pending.pop(pod.cache_key, None)
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)

@@ -1,11 +1,14 @@
 """The Dynamic Resource Allocation objects the scheduler reads, held as records.
 
-ResourceSlices, ResourceClaims and DeviceClasses (``resource.k8s.io/v1``) enter the cache through
-:class:`DRAObjects`, which builds each object's record once (``extender.dra.records``) and keeps the
-raw object beside it. Claims whose allocation the extender assumed at bind time (kube-scheduler writes
-the real allocation in PreBind; our watch sees it a little later) are overlaid on the API's copy until
-the source reports a newer version of the claim or the pod is forgotten, as upstream's assume cache
-does for its in-flight allocations.
+ResourceSlices, ResourceClaims, DeviceClasses and DeviceTaintRules (``resource.k8s.io/v1``) enter the cache
+through :class:`DRAObjects`, which builds each object's record once (``extender.dra.records``) and keeps the
+raw object beside it. With the DRADeviceTaintRules gate (GA in 1.37, off by default in 1.36), the view's slices
+carry the taints the rules add, as the scheduler's ResourceSlice tracker patches them
+(dynamic-resource-allocation/resourceslice/tracker ``applyPatches``); without it rules are held and ignored.
+
+Claims whose allocation the extender assumed at bind time (kube-scheduler writes the real allocation in PreBind;
+our watch sees it a little later) are overlaid on the API's copy until the source reports a newer version of the
+claim or the pod is forgotten, as upstream's assume cache does for its in-flight allocations.
 
 :meth:`DRAObjects.view` returns an immutable :class:`DRAView` for a snapshot: rebuilt only after a
 change, with the allocated-device state computed once per view, on first use.
@@ -24,12 +27,16 @@ from extender.dra.records import (
     DeviceClassRecord,
     DRAObjectError,
     SliceRecord,
+    TaintRuleRecord,
     claim_record,
     device_class_record,
     slice_record,
+    taint_rule_record,
+    with_taint_rules,
 )
+from extender.kube.release import Release, default_release
 
-DRA_KINDS = ("ResourceSlice", "ResourceClaim", "DeviceClass")
+DRA_KINDS = ("ResourceSlice", "ResourceClaim", "DeviceClass", "DeviceTaintRule")
 IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
 
 
@@ -106,20 +113,26 @@ def _version(obj: Mapping[str, Any]) -> str:
 
 
 class DRAObjects:
-    """The cache's DRA objects; single writer, read through :meth:`view`."""
+    """The cache's DRA objects; single writer, read through :meth:`view`.
 
-    def __init__(self) -> None:
+    ``release`` decides what the view is made of the objects, as the release's DRA manager does.
+    """
+
+    def __init__(self, release: Release | None = None) -> None:
+        self.release = release or default_release()
         self._slices: dict[str, SliceRecord] = {}
         self._claims: dict[str, ClaimEntry] = {}
         self._classes: dict[str, tuple[Mapping[str, Any], DeviceClassRecord]] = {}
+        self._taint_rules: dict[str, TaintRuleRecord] = {}
         self._assumed: dict[str, _Assumed] = {}
         self._view: DRAView | None = EMPTY_VIEW
 
     @classmethod
-    def of_view(cls, view: DRAView) -> DRAObjects:
+    def of_view(cls, view: DRAView, release: Release | None = None) -> DRAObjects:
         """Objects holding what a view shows (assumed allocations as plain claims): a private copy of the
-        DRA state for a what-if whose placements must not reach the cache the view came from."""
-        objects = cls()
+        DRA state for a what-if whose placements must not reach the cache the view came from. The view's slices
+        already carry the taints of its DeviceTaintRules, so the copy holds no rules of its own."""
+        objects = cls(release)
         objects._slices = {str(i): record for i, record in enumerate(view.slices)}
         objects._claims = dict(view.claims)
         objects._classes = {name: (view.raw_classes[name], record) for name, record in view.classes.items()}
@@ -129,10 +142,11 @@ class DRAObjects:
     # ---- source events -------------------------------------------------------------------------
     def copy(self) -> DRAObjects:
         """An independent copy (records shared: they are immutable)."""
-        other = DRAObjects()
+        other = DRAObjects(self.release)
         other._slices = dict(self._slices)
         other._claims = dict(self._claims)
         other._classes = dict(self._classes)
+        other._taint_rules = dict(self._taint_rules)
         other._assumed = dict(self._assumed)
         other._view = self._view
         return other
@@ -144,6 +158,8 @@ class DRAObjects:
             self._slices[key] = slice_record(raw)
         elif kind == "DeviceClass":
             self._classes[key] = (raw, device_class_record(raw))
+        elif kind == "DeviceTaintRule":
+            self._taint_rules[key] = taint_rule_record(raw)
         elif kind == "ResourceClaim":
             self._claims[key] = ClaimEntry(raw, claim_record(raw))
             assumed = self._assumed.get(key)
@@ -171,12 +187,20 @@ class DRAObjects:
             return self._slices
         if kind == "DeviceClass":
             return self._classes
+        if kind == "DeviceTaintRule":
+            return self._taint_rules
         return self._claims
+
+    @property
+    def empty(self) -> bool:
+        """Nothing held at all."""
+        return not (self._slices or self._claims or self._classes or self._taint_rules or self._assumed)
 
     def counts(self) -> dict[str, int]:
         """Object counts per kind, and how many claim allocations are assumed."""
         return {"ResourceSlice": len(self._slices), "ResourceClaim": len(self._claims),
-                "DeviceClass": len(self._classes), "assumed_claims": len(self._assumed)}
+                "DeviceClass": len(self._classes), "DeviceTaintRule": len(self._taint_rules),
+                "assumed_claims": len(self._assumed)}
 
     # ---- assumptions ---------------------------------------------------------------------------
     def assume(self, pod_key: str, claims: Iterable[Mapping[str, Any]]) -> None:
@@ -214,8 +238,12 @@ class DRAObjects:
             claims = dict(self._claims)
             for key, assumed in self._assumed.items():
                 claims[key] = assumed.entry
+            slices = tuple(self._slices.values())
+            if self._taint_rules and self.release.gate("DRADeviceTaintRules"):
+                rules = tuple(self._taint_rules.values())
+                slices = tuple(with_taint_rules(s, rules) for s in slices)
             self._view = DRAView(
-                slices=tuple(self._slices.values()),
+                slices=slices,
                 claims=claims,
                 classes={name: record for name, (_raw, record) in self._classes.items()},
                 raw_classes={name: raw for name, (raw, _record) in self._classes.items()},

@@ -3,6 +3,13 @@
 Accepts a single object, a ``List`` (or typed list such as ``NodeList`` whose items carry no kind), and
 multi-document YAML. Objects of kinds the scheduler does not read are counted and skipped, so a full
 ``kubectl get all -A -o yaml`` loads without edits.
+
+**The cluster's version.** A dump records the Kubernetes version of its cluster with the apiserver's own
+answer: a document that is the output of ``kubectl get --raw /version`` (``{"major", "minor", "gitVersion",
+...}``, no kind) or of ``kubectl version -o json|yaml`` (its ``serverVersion``), e.g. a ``version.json``
+beside the other files of a dump directory. With ``kubernetesVersion: auto`` the engine then follows that
+release (see :mod:`extender.kube.release`); a dump without one is taken as the newest supported release.
+Two documents recording different versions are an error.
 """
 
 from __future__ import annotations
@@ -100,6 +107,19 @@ def load_yaml_documents(data: bytes | str, source: str) -> list[Any]:
     return docs
 
 
+#: The kind given to a version document read from a dump (it has none of its own).
+VERSION_KIND = "ServerVersion"
+
+
+@dataclass(frozen=True)
+class RecordedVersion:
+    """The cluster version a dump records: the apiserver's gitVersion and minor fields."""
+
+    git_version: str
+    minor: str = ""
+    source: str = ""
+
+
 def load_yaml_file(path: Path) -> Any:
     """The one YAML (or JSON) document of a file, None for an empty file; DumpError naming the file when it
     cannot be read, is not YAML or holds several documents."""
@@ -115,10 +135,19 @@ def load_yaml_file(path: Path) -> Any:
 
 @dataclass
 class DumpContents:
-    """The objects of a dump by kind, and what was skipped."""
+    """The objects of a dump by kind, what was skipped, and the cluster version it records (if any)."""
 
     objects: list[dict[str, Any]] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    version: RecordedVersion | None = None
+
+
+def _version_document(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A /version answer (or ``kubectl version`` output's serverVersion) as a VERSION_KIND object."""
+    server = doc.get("serverVersion") if "serverVersion" in doc else doc
+    if isinstance(server, Mapping) and isinstance(server.get("gitVersion"), str) and "minor" in server:
+        return {"kind": VERSION_KIND, "gitVersion": server["gitVersion"], "minor": str(server.get("minor") or "")}
+    return None
 
 
 def _flatten(doc: Any, source: str) -> Iterator[dict[str, Any]]:
@@ -127,6 +156,11 @@ def _flatten(doc: Any, source: str) -> Iterator[dict[str, Any]]:
     if not isinstance(doc, Mapping):
         raise DumpError(f"{source}: expected Kubernetes objects, found a {type(doc).__name__}")
     kind = doc.get("kind")
+    if not kind:
+        version = _version_document(doc)
+        if version is not None:
+            yield version
+            return
     items = doc.get("items")
     if isinstance(items, list) and (kind == "List" or (isinstance(kind, str) and kind.endswith("List"))):
         item_kind = kind[:-4] if kind != "List" else None
@@ -235,6 +269,13 @@ def read_dump(path: str | Path) -> DumpContents:
             kind = str(obj.get("kind"))
             if kind in SUPPORTED_KINDS:
                 contents.objects.append(obj)
+            elif kind == VERSION_KIND:
+                recorded = RecordedVersion(obj["gitVersion"], obj["minor"], str(file))
+                held = contents.version
+                if held is not None and (held.git_version, held.minor) != (recorded.git_version, recorded.minor):
+                    raise DumpError(f"{path}: records two cluster versions, {held.git_version} ({held.source}) "
+                                    f"and {recorded.git_version} ({recorded.source})")
+                contents.version = recorded
             else:
                 contents.skipped[kind] = contents.skipped.get(kind, 0) + 1
     return contents
@@ -244,10 +285,15 @@ def load_cache(path: str | Path, cache: ClusterCache | None = None) -> tuple[Clu
     """A cache filled from a dump; a bad object raises DumpError naming it and the field."""
     cache = cache if cache is not None else ClusterCache()
     contents = read_dump(path)
+    fill_cache(path, contents, cache)
+    return cache, contents
+
+
+def fill_cache(path: str | Path, contents: DumpContents, cache: ClusterCache) -> None:
+    """Put a dump's objects (read by :func:`read_dump`) into a cache; a bad object raises DumpError naming it."""
     for obj in contents.objects:
         try:
             cache.apply(obj)
         except (RecordError, DRAObjectError) as err:
             kind = obj.get("kind")
             raise DumpError(f"{path}: {kind} {object_key(obj, str(kind))!r}: {err}") from err
-    return cache, contents

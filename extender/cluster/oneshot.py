@@ -9,16 +9,19 @@ one-shot answer and the running service's agree on the same cluster. Nothing is 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.live import POD_PARAMS, WATCHED_KINDS
+from extender.cluster.live import POD_PARAMS, WATCHED_KINDS, resource_of
 from extender.cluster.reflector import Reflector
-from extender.kubeapi.client import RESOURCES, ApiError, KubeClient
+from extender.kubeapi.client import ApiError, KubeClient
 from extender.kubeapi.config import ClusterConfig, KubeConfigError
+
+# Given the apiserver's /version answer, which kinds to list (the release to follow decides: see cluster.live).
+KindsForVersion = Callable[[dict[str, Any]], Sequence[str]]
 
 
 class ClusterReadError(RuntimeError):
@@ -26,9 +29,10 @@ class ClusterReadError(RuntimeError):
 
 
 async def list_into(client: KubeClient, cache: ClusterCache, kinds: Sequence[str] = WATCHED_KINDS) -> None:
-    """List every kind once into the cache (all kinds at once, each page applied as it arrives)."""
-    reflectors = [Reflector(client, RESOURCES[kind], cache, params=POD_PARAMS if kind == "Pod" else None)
-                  for kind in kinds]
+    """List every kind once into the cache (all kinds at once, each page applied as it arrives), each from the
+    API version the cache's release reads it at (DeviceTaintRules: v1beta2 before 1.37)."""
+    reflectors = [Reflector(client, resource_of(kind, cache.release), cache,
+                            params=POD_PARAMS if kind == "Pod" else None) for kind in kinds]
 
     async def listed(reflector: Reflector) -> None:
         try:
@@ -48,7 +52,7 @@ async def list_into(client: KubeClient, cache: ClusterCache, kinds: Sequence[str
 
 
 async def _read(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str] | None,
-                client: KubeClient | None) -> dict[str, Any] | None:
+                client: KubeClient | None, kinds_for_version: KindsForVersion | None) -> dict[str, Any] | None:
     if client is None:
         try:
             client = KubeClient(config)
@@ -64,7 +68,14 @@ async def _read(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str]
                 raise ClusterReadError(f"reading pod {namespace}/{name}: {err}") from err
             if raw_pod is None:
                 raise ClusterReadError(f"pod {namespace}/{name} not found")
-        await list_into(client, cache)
+        kinds: Sequence[str] = WATCHED_KINDS
+        if kinds_for_version is not None:
+            try:
+                version = await client.server_version()
+            except ApiError as err:
+                raise ClusterReadError(f"reading /version: {err}") from err
+            kinds = kinds_for_version(version)
+        await list_into(client, cache, kinds)
         return raw_pod
     except httpx.HTTPError as err:
         raise ClusterReadError(f"cannot reach {config.server}: {err or type(err).__name__}") from err
@@ -75,10 +86,13 @@ async def _read(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str]
 
 
 def read_cluster(config: ClusterConfig, cache: ClusterCache, pod: tuple[str, str] | None = None, *,
-                 client: KubeClient | None = None) -> dict[str, Any] | None:
+                 client: KubeClient | None = None,
+                 kinds_for_version: KindsForVersion | None = None) -> dict[str, Any] | None:
     """Fill ``cache`` from the apiserver once; with ``pod`` (namespace, name), also return that pod as stored.
 
-    The pod is read first and in full (a Succeeded pod too, which the pod list leaves out). Raises
-    ClusterReadError with a one-line message on any failure.
+    The pod is read first and in full (a Succeeded pod too, which the pod list leaves out). With
+    ``kinds_for_version``, the apiserver's ``/version`` is read next and handed to it (the caller chooses the
+    release to follow from it), and the kinds it returns are listed; otherwise every kind any release watches.
+    Raises ClusterReadError with a one-line message on any failure.
     """
-    return asyncio.run(_read(config, cache, pod, client))
+    return asyncio.run(_read(config, cache, pod, client, kinds_for_version))

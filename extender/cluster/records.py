@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 import orjson
 
@@ -226,7 +226,8 @@ class PodRecord:
         "uid",
     )
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any], *, minor: int = 37) -> None:
+        """``minor``: the release whose rules count a resized pod's requests (see kube.resources)."""
         if not isinstance(raw, Mapping):
             raise RecordError(f"Pod: expected an object, got {type(raw).__name__}")
         meta = _mapping(raw.get("metadata"), "metadata")
@@ -251,7 +252,7 @@ class PodRecord:
         if not isinstance(priority, int):
             raise RecordError("spec.priority: expected an integer")
         self.priority: int = priority
-        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")))
+        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")), minor)
         self.host_ports = _host_ports(spec)
         self.tolerations = _tolerations(spec.get("tolerations"))
         affinity = _mapping(spec.get("affinity"), "spec.affinity")
@@ -264,6 +265,17 @@ class PodRecord:
             if claim is not None:  # upstream counts `persistentVolumeClaim: {}` too (empty claim name)
                 pvc_keys.append(f"{self.namespace}/{_mapping(claim, f'spec.volumes[{i}]').get('claimName', '')}")
         self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
+
+    @property
+    def spec_requests(self) -> Resource:
+        """The requests of its spec alone, as an incoming pod's are counted (fit.go computePodResourceRequest),
+        even for a pod that already names a node and reports resized resources in its status."""
+        if not self.node_name:
+            return self.requests
+        held: Resource | None = self.memo.get(_SPEC_REQUESTS)
+        if held is None:
+            held = self.memo[_SPEC_REQUESTS] = _pod_resources(self.raw, self.spec, False, 0)[0]
+        return held
 
     @property
     def spec(self) -> Mapping[str, Any]:
@@ -307,7 +319,11 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
     return statuses, resize
 
 
-def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool) -> tuple[Resource, int, int]:
+_SPEC_REQUESTS: Final = "records.spec_requests"
+
+
+def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool,
+                   minor: int) -> tuple[Resource, int, int]:
     """The pod's request vector and its non-zero cpu/memory, memoised by the fields they depend on.
 
     Replicas of one controller share their resource specs, so computing these (exact Fraction arithmetic
@@ -315,7 +331,8 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     makes ingesting 150k pods several times faster. The returned Resource is shared: never mutate it.
 
     Pods already on a node count with the resources their status reports after an in-place resize
-    (InPlacePodVerticalScaling is GA: NodeInfo uses UseStatusResources); an incoming pod has none.
+    (InPlacePodVerticalScaling is GA: NodeInfo uses UseStatusResources), as release 1.<minor> counts them; an
+    incoming pod has none.
     """
     status = raw.get("status") if on_node else None
     status_fields = _status_resource_fields(status) if isinstance(status, Mapping) else None
@@ -324,7 +341,7 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
         key = orjson.dumps((
             [_resource_fields(c) for c in containers] if isinstance(containers, list) else containers,
             [_resource_fields(c) for c in inits] if isinstance(inits, list) else inits,
-            spec.get("overhead"), spec.get("resources"), on_node, status_fields,
+            spec.get("overhead"), spec.get("resources"), on_node, status_fields, minor if status_fields else 0,
         ))
     except TypeError:  # something orjson cannot encode: no memo, the computation will say what is wrong
         key = b""
@@ -332,8 +349,8 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     if cached is not None:
         return cached
     try:
-        result = (Resource.from_requests(pod_requests(raw, use_status_resources=on_node)),
-                  *non_zero_requests(raw, use_status_resources=on_node))
+        result = (Resource.from_requests(pod_requests(raw, use_status_resources=on_node, minor=minor)),
+                  *non_zero_requests(raw, use_status_resources=on_node, minor=minor))
     except (ResourceError, QuantityError) as err:
         raise RecordError(str(err)) from err
     if key:

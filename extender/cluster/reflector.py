@@ -4,7 +4,8 @@ List (paginated) → replace the kind in the cache → watch from the list's res
 bookmarks and a server-side timeout → on a normal end, watch again from the last version seen → on a
 disconnect or error, back off (jittered exponential) and resume from the last version → on 410 Gone
 (the version was compacted away), relist. Events that cannot be read are logged and skipped; they
-never stop the reflector.
+never stop the reflector. A kind the apiserver does not serve (404 on its collection, e.g. a kind of a newer
+Kubernetes version) is held empty and synced, and listed again from time to time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ CacheWriter = Callable[..., Awaitable[Any]]
 async def write_in_place(fn: Callable[..., T], *args: Any) -> T:
     """The default CacheWriter: call at once, on the caller's thread."""
     return fn(*args)
+
+
+# How often a kind the apiserver does not serve is listed again (the API may be enabled later).
+NOT_SERVED_RELIST_SECONDS = 300.0
 
 
 class ReflectorObserver(Protocol):
@@ -85,6 +90,7 @@ class Reflector:
         self.restarts = 0
         self.last_error = ""
         self.backoff = Backoff()
+        self.not_served = False  # the apiserver answered 404 for this kind's collection
 
     async def list_and_replace(self) -> None:
         """List everything and make the cache's view of this kind equal to it."""
@@ -94,15 +100,25 @@ class Reflector:
         # a relist (after a 410) reads from etcd, consistently.
         pages = self.client.list_pages(self.resource, params=self.params, page_size=self.page_size,
                                        from_cache=not self.resource_version)
-        async for items, page_version, restarted in pages:
-            version = page_version
-            if restarted:
-                seen = set()
-            # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.
-            for raw, err in await self.write(self._apply_page, items, seen):
-                meta = raw.get("metadata") or {}
-                log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
-                                                                 "error": str(err)})
+        try:
+            async for items, page_version, restarted in pages:
+                version = page_version
+                if restarted:
+                    seen = set()
+                # Each page goes into the cache as it arrives: a 150k-pod list never sits in memory whole.
+                for raw, err in await self.write(self._apply_page, items, seen):
+                    meta = raw.get("metadata") or {}
+                    log.warning("skipping unreadable object", extra={"kind": self.kind, "object": meta.get("name"),
+                                                                     "error": str(err)})
+        except ApiError as err:
+            if err.status != 404 or seen:
+                raise
+            if not self.not_served:
+                log.info("kind not served by the apiserver; holding none", extra={"kind": self.kind,
+                                                                                   "path": self.resource.path})
+            self.not_served = True
+        else:
+            self.not_served = False
         await self.write(self.cache.drop_unseen, self.kind, seen)
         self.resource_version = version
         self.last_error = ""
@@ -143,6 +159,10 @@ class Reflector:
                 if need_list or not self.resource_version:
                     await self.list_and_replace()
                     need_list = False
+                if self.not_served:
+                    await asyncio.sleep(NOT_SERVED_RELIST_SECONDS)
+                    need_list = True
+                    continue
                 timeout = random.randint(self.min_watch_timeout, 2 * self.min_watch_timeout)
                 async for event in self.client.watch(self.resource, self.resource_version, timeout_seconds=timeout,
                                                      params=self.params):

@@ -1,4 +1,5 @@
-"""The structured-parameters allocator: upstream's default "incubating" variant (dynamic-resource-allocation v0.36.3).
+"""The structured-parameters allocator: upstream's default "incubating" variant (dynamic-resource-allocation
+v0.36.3 and v0.37.2, told apart by ``Features.minor``).
 
 Usage (what the DynamicResources plugin does per pod, then per node)::
 
@@ -17,9 +18,19 @@ order), combinations not permutations within a request, backtracking on failure,
 solution wins. A ``firstAvailable`` request tries its subrequests in order. Admin access does not
 mark devices as in use; devices with ``allowMultipleAllocations`` are shared by consumed capacity;
 partitions consume shared counters; NoSchedule/NoExecute device taints must be tolerated; pools with
-binding conditions are searched last. The features on by default in v1.36 are all in
+binding conditions are searched last. The features on by default in v1.36 and v1.37 are all in
 :data:`DEFAULT_FEATURES` (AdminAccess, PrioritizedList, PartitionableDevices, DeviceTaints,
 DeviceBindingConditions + ResourceClaimDeviceStatus, ConsumableCapacity).
+
+What v0.37.2 changed (each a branch on ``minor``; docs/versions.md lists them with their upstream files):
+the claim limit is checked per request with the request named; a CEL runtime error names the device; a
+claim config is added once, and one naming every request says so with no list; a distinctAttribute
+constraint compares every device (v0.36.3 remembered one value per request); an ``All`` request counts
+devices by their static capacity; a capacity amount that cannot be represented, or is negative, aborts the
+allocation (:mod:`extender.dra.capacity`); shared counters are kept per pool ID; a shared device with a
+share recorded without capacity does not charge its counters again; slices with shared counters are picked
+by node like others and slices using compatibility groups are ignored (:mod:`extender.dra.pools`); a
+request with derived attributes is refused.
 
 An :class:`Allocator` keeps no per-call state and may be reused for every node of one pod.
 """
@@ -33,7 +44,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
-from extender.dra.capacity import consumed_capacity, fits_capacity
+from extender.dra.capacity import CapacityError, CapacityRules, consumed_amounts, fits_capacity
 from extender.dra.cel import CelCache
 from extender.dra.constraints import Constraint, DistinctAttribute, MatchAttribute
 from extender.dra.pools import Pool, PoolError, gather_pools, node_matches
@@ -69,7 +80,9 @@ DeviceID = tuple[str, str, str]
 
 @dataclass(frozen=True, slots=True)
 class Features:
-    """The allocator's feature switches (upstream ``structured.Features``)."""
+    """The allocator's feature switches (upstream ``structured.Features``, from the DynamicResources plugin's
+    ``AllocatorFeatures``) and the minor of the release whose allocator code runs (``minor``: where v0.36.3 and
+    v0.37.2 differ, see docs/versions.md)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -77,9 +90,17 @@ class Features:
     device_taints: bool = True
     device_binding_and_status: bool = True
     consumable_capacity: bool = True
+    fractional_capacity_range: bool = False
+    compatibility_groups: bool = False
+    minor: int = 37
+
+    @property
+    def capacity_rules(self) -> CapacityRules:
+        """The consumable-capacity arithmetic of this release (see :mod:`extender.dra.capacity`)."""
+        return CapacityRules(self.minor, self.fractional_capacity_range)
 
 
-#: kube-scheduler v1.36.3 defaults: every feature of the incubating allocator is on.
+#: kube-scheduler's defaults (both releases): every feature of the incubating allocator is on.
 DEFAULT_FEATURES: Final = Features()
 
 
@@ -148,7 +169,8 @@ class Allocator:
         self.slices_on_node: dict[str, list[SliceRecord]] = {}
         self.slices_shared: list[SliceRecord] = []
         for s in slices:
-            if not s.node_name or s.shared_counters:
+            # v0.36.3 offers slices with shared counters to every node; v0.37.2 only those without a node name.
+            if not s.node_name or (s.shared_counters and features.minor < 37):
                 self.slices_shared.append(s)
             else:
                 self.slices_on_node.setdefault(s.node_name, []).append(s)
@@ -241,7 +263,8 @@ class _Run:
         slices_for_node = a.slices_on_node.get(self.node_name, []) + a.slices_shared
         try:
             self.pools = gather_pools(
-                slices_for_node, self.node_name, self.node_labels, self.features.partitionable_devices, a.all_slices
+                slices_for_node, self.node_name, self.node_labels, self.features.partitionable_devices, a.all_slices,
+                minor=self.features.minor, compatibility_groups=self.features.compatibility_groups,
             )
         except PoolError as err:
             raise AllocationError(f"gather pool information: {err}") from None
@@ -274,7 +297,7 @@ class _Run:
                         data = self._validate_request(claim, sub, request, key)
                         self.request_data[key] = data
                         least = data.num_devices if least is None else min(least, data.num_devices)
-                    min_devices += least or 0
+                    request_devices = least or 0
                 else:
                     key = (claim_index, request_index, 0)
                     if request.exactly is None:
@@ -284,7 +307,14 @@ class _Run:
                         )
                     data = self._validate_request(claim, request.exactly, None, key)
                     self.request_data[key] = data
-                    min_devices += data.num_devices
+                    request_devices = data.num_devices
+                if self.features.minor >= 37 and request_devices > ALLOCATION_RESULTS_MAX_SIZE - min_devices:
+                    # v0.37.2: checked per request, before adding, with the request named.
+                    raise AllocationError(
+                        f"claim {claim.key}, request {request.name}: adding {request_devices} devices exceeds the "
+                        f"claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_devices} already accounted for"
+                    )
+                min_devices += request_devices
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(
                     f"claim {claim.key}: number of requested devices {min_devices} "
@@ -295,7 +325,8 @@ class _Run:
                 if constraint.kind == "matchAttribute":
                     constraints.append(MatchAttribute(constraint.requests, constraint.attribute))
                 elif constraint.kind == "distinctAttribute":
-                    constraints.append(DistinctAttribute(constraint.requests, constraint.attribute))
+                    constraints.append(DistinctAttribute(constraint.requests, constraint.attribute,
+                                                         every_device=self.features.minor >= 37))
                 else:
                     raise AllocationError(
                         f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)"
@@ -316,6 +347,10 @@ class _Run:
     def _validate_request(
         self, claim: ClaimRecord, request: RequestSpec, parent: DeviceRequest | None, key: _RequestKey
     ) -> _RequestData:
+        if self.features.minor >= 37 and request.derived_attributes:
+            # v0.37.2: the incubating allocator cannot evaluate derived attributes (DRADerivedAttributes, alpha).
+            raise AllocationError(f"claim {claim.key}, request {request.name}: cannot handle request with derived "
+                                  "attributes, the feature is disabled")
         for index, selector in enumerate(request.selectors):
             if selector is None:
                 raise AllocationError(
@@ -356,7 +391,9 @@ class _Run:
                         if not self._selectable(key, data, s, device):
                             continue
                         device_id = (s.driver, s.pool_name, device.name)
-                        if self.features.consumable_capacity and not self._capacity_fits(request, device_id, device):
+                        if self.features.consumable_capacity and not self._all_mode_capacity_fits(
+                            key[0], request, device_id, device
+                        ):
                             continue
                         data.all_devices.append((device_id, device, s, pool))
             data.num_devices = len(data.all_devices)
@@ -458,7 +495,9 @@ class _Run:
                         continue
                     if not self._selectable(key, data, s, device):
                         continue
-                    if self.features.consumable_capacity and not self._capacity_fits(request, device_id, device):
+                    if self.features.consumable_capacity and not self._capacity_fits(
+                        claim_index, request, device_id, device, "checking"
+                    ):
                         continue
                     undo = self._allocate_device(key, data, device_id, device, s, pool, must=False)
                     if undo is None:
@@ -474,10 +513,37 @@ class _Run:
                     undo()
         return False
 
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        """Whether a shared device already has a share (its counters are then charged already): by consumed
+        capacity or in flight, and from v0.37.2 also by a share recorded without capacity (deviceCapacityInUse)."""
+        if device_id in self.a.allocated.aggregated_capacity or device_id in self.allocating_capacity:
+            return True
+        return self.features.minor >= 37 and any(
+            shared[:3] == device_id for shared in self.a.allocated.shared_device_ids
+        )
+
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated.devices or bool(self.allocating_devices.get(device_id))
 
-    def _capacity_fits(self, request: RequestSpec, device_id: DeviceID, device: DeviceRecord) -> bool:
+    def _all_mode_capacity_fits(
+        self, claim_index: int, request: RequestSpec, device_id: DeviceID, device: DeviceRecord
+    ) -> bool:
+        """Whether a device counts for an ``All`` request: v0.37.2 looks at its static capacity only (a device
+        whose capacity is taken stays in the list, and the request then fails), v0.36.3 at what is left."""
+        if self.features.minor < 37:
+            return self._capacity_fits(claim_index, request, device_id, device, "checking")
+        try:
+            return bool(fits_capacity(request.capacity_requests, device.capacity, {}, {}, self.features.capacity_rules))
+        except CapacityError as err:
+            raise AllocationError(
+                f"claim {self.claims[claim_index].key}, request {request.name}: checking capacity for device "
+                f"{device.name}: {err}"
+            ) from None
+
+    def _capacity_fits(self, claim_index: int, request: RequestSpec, device_id: DeviceID, device: DeviceRecord,
+                       doing: str) -> bool:
+        """Upstream's ``alloc.CmpRequestOverCapacity``; an amount that cannot be honoured (v0.37.2) aborts the
+        allocation with ``doing`` ("checking" or "rechecking") in the text."""
         if (
             not request.capacity_requests
             and not device.has_request_policy
@@ -486,13 +552,22 @@ class _Run:
         ):
             # Every capacity is consumed whole and nothing else holds any: it fits.
             return True
-        fits = fits_capacity(
-            request.capacity_requests,
-            device.capacity,
-            self.a.allocated.aggregated_capacity.get(device_id, {}),
-            self.allocating_capacity.get(device_id, {}),
-        )
+        try:
+            fits = fits_capacity(
+                request.capacity_requests,
+                device.capacity,
+                self.a.allocated.aggregated_capacity.get(device_id, {}),
+                self.allocating_capacity.get(device_id, {}),
+                self.features.capacity_rules,
+            )
+        except CapacityError as err:
+            raise self._capacity_error(claim_index, request, doing, device_id, err) from None
         return bool(fits)
+
+    def _capacity_error(self, claim_index: int, request: RequestSpec, doing: str, device_id: DeviceID,
+                        err: CapacityError) -> AllocationError:
+        return AllocationError(f"claim {self.claims[claim_index].key}, request {request.name}: {doing} capacity "
+                               f"for device {'/'.join(device_id)}: {err}")
 
     def _selectable(self, key: _RequestKey, data: _RequestData, s: SliceRecord, device: DeviceRecord) -> bool:
         if not self.features.device_binding_and_status and device.binding_conditions:
@@ -503,8 +578,8 @@ class _Run:
             return cached
         result = True
         if (data.device_class is not None and not self._selectors_match(
-            key, device, s.driver, data.device_class, data.device_class.selectors
-        )) or not self._selectors_match(key, device, s.driver, None, data.request.selectors):
+            key, device, s, data.device_class, data.device_class.selectors
+        )) or not self._selectors_match(key, device, s, None, data.request.selectors):
             result = False
         elif s.per_device_node_selection:
             try:
@@ -519,10 +594,11 @@ class _Run:
         self,
         key: _RequestKey,
         device: DeviceRecord,
-        driver: str,
+        s: SliceRecord,
         device_class: DeviceClassRecord | None,
         selectors: tuple[str | None, ...],
     ) -> bool:
+        driver = s.driver
         for index, expression in enumerate(selectors):
             where = (
                 f"class {device_class.name}" if device_class is not None else f"claim {self.claims[key[0]].key}"
@@ -534,6 +610,13 @@ class _Run:
                 raise AllocationError(f"{where}: selector #{index}: CEL compile error: {compiled.error}")
             matches, error = compiled.device_matches(device, driver)
             if error is not None:
+                if self.features.minor >= 37:
+                    # v0.37.2 allocator_incubating.go selectorsMatch names the device; cel/errors.go
+                    # EnhanceRuntimeError adds a hint to a missing-key error.
+                    hint = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+                            "with has() for optional fields") if "no such key:" in str(error) else ""
+                    raise AllocationError(f"{where}: selector #{index} on device {driver}/{s.pool_name}/{device.name}: "
+                                          f"CEL runtime error: {error}{hint}")
                 raise AllocationError(f"{where}: selector #{index}: CEL runtime error: {error}")
             if not matches:
                 return False
@@ -562,9 +645,7 @@ class _Run:
         if not self.features.partitionable_devices and device.consumes_counters:
             return None
 
-        skip_counters = multi and (
-            device_id in self.a.allocated.aggregated_capacity or device_id in self.allocating_capacity
-        )
+        skip_counters = multi and self._capacity_in_use(device_id)
         counters_reserved = False
         if not skip_counters and device.consumes_counters:
             if not self._reserve_counters(device, pool):
@@ -624,15 +705,20 @@ class _Run:
         capacity_existed = False
         share_id: str | None = None
         if self.features.consumable_capacity:
-            if not self._capacity_fits(request, device_id, device):
+            try:
+                fits = self._capacity_fits(claim_index, request, device_id, device, "rechecking")
+            except AllocationError:
+                rollback(marked, None, False, False)
+                raise
+            if not fits:
                 rollback(marked, None, False, False)
                 return None
             if multi:
-                taken = {
-                    name: consumed_capacity(request.capacity_requests.get(name) if request.capacity_requests else None,
-                                            cap)
-                    for name, cap in device.capacity.items()
-                }
+                try:
+                    taken = consumed_amounts(request.capacity_requests, device.capacity, self.features.capacity_rules)
+                except CapacityError as err:
+                    rollback(marked, None, False, False)
+                    raise self._capacity_error(claim_index, request, "computing consumed", device_id, err) from None
                 share_id = str(uuid.uuid4())
                 capacity_existed = device_id in self.allocating_capacity
                 current = self.allocating_capacity.setdefault(device_id, {})
@@ -657,9 +743,13 @@ class _Run:
 
     # -- partitionable devices ------------------------------------------------------------------------------------
 
+    def _counter_key(self, pool: Pool) -> str:
+        """The key counters are tracked under: the pool's name in v0.36.3 (two drivers' pools of one name share
+        them), its driver and name from v0.37.2 (allocator_incubating.go availableCounters by PoolID)."""
+        return pool.pool_id if self.features.minor >= 37 else pool.name
+
     def _available_for_pool(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
-        # Upstream caches by pool name only (not driver); kept so results agree.
-        available = self.a.available_counters.get(pool.name)
+        available = self.a.available_counters.get(self._counter_key(pool))
         if available is not None:
             return available
         available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
@@ -674,12 +764,12 @@ class _Run:
                     for name, q in consumption.counters.items():
                         if name in counter_set:
                             counter_set[name] -= q.value
-        self.a.available_counters[pool.name] = available
+        self.a.available_counters[self._counter_key(pool)] = available
         return available
 
     def _reserve_counters(self, device: DeviceRecord, pool: Pool) -> bool:
         available = self._available_for_pool(pool)
-        consumed = self.consumed_counters.setdefault(pool.name, {})
+        consumed = self.consumed_counters.setdefault(self._counter_key(pool), {})
         for consumption in device.consumes_counters:
             counter_set = consumed.setdefault(consumption.counter_set, {})
             for name, q in consumption.counters.items():
@@ -693,7 +783,7 @@ class _Run:
         return True
 
     def _release_counters(self, device: DeviceRecord, pool: Pool) -> None:
-        consumed = self.consumed_counters.get(pool.name, {})
+        consumed = self.consumed_counters.get(self._counter_key(pool), {})
         for consumption in device.consumes_counters:
             counter_set = consumed.setdefault(consumption.counter_set, {})
             for name, q in consumption.counters.items():
@@ -738,20 +828,24 @@ class _Run:
             for raw in device_class.config:
                 config.append(("FromClass", [data.name()], raw))
             class_ranges[device_class.name] = (begin, len(config))
+        once = self.features.minor >= 37
         for claim_config in claim.spec.config:
             if not claim_config.requests:
                 config.append(("FromClaim", [], claim_config.raw))
                 continue
-            for request_index, request in enumerate(claim.spec.requests):
-                if request.name in claim_config.requests:
+            # v0.36.3 adds the config once per request it names; v0.37.2 once (the first match).
+            for request_index in range(len(claim.spec.requests)):
+                if self._named(claim_config.requests, claim_index, request_index):
                     config.append(("FromClaim", list(claim_config.requests), claim_config.raw))
-                    continue
-                data = self.request_data[(claim_index, request_index, 0)]
-                if data.parent is None:
-                    continue
-                sub = request.first_available[data.selected_sub_request]
-                if f"{request.name}/{sub.name}" in claim_config.requests:
-                    config.append(("FromClaim", list(claim_config.requests), claim_config.raw))
+                    if once:
+                        break
+        if once:
+            # v0.37.2: a config that names every request (or the chosen subrequest of one) applies to all, and an
+            # empty list says so.
+            every = range(len(claim.spec.requests))
+            for _, requests, _ in config:
+                if requests and all(self._named(requests, claim_index, index) for index in every):
+                    requests.clear()
         try:
             selector = self._node_selector(chosen)
         except ValueError as err:
@@ -761,6 +855,17 @@ class _Run:
             config=tuple(ConfigResult(source, tuple(requests), raw) for source, requests, raw in config),
             node_selector=selector,
         )
+
+    def _named(self, names: Sequence[str], claim_index: int, request_index: int) -> bool:
+        """Whether a config's request list names the request, or the subrequest a ``firstAvailable`` request was
+        satisfied with ("request/subrequest")."""
+        data = self.request_data[(claim_index, request_index, 0)]
+        request = self.claims[claim_index].spec.requests[request_index]
+        if request.name in names:
+            return True
+        if data.parent is None:
+            return False
+        return f"{request.name}/{request.first_available[data.selected_sub_request].name}" in names
 
     def _node_selector(self, chosen: Sequence[_Chosen]) -> dict[str, Any] | None:
         fields: list[Mapping[str, Any]] = []

@@ -369,11 +369,12 @@ def _split_types(text: str) -> list[str]:
     return parts
 
 
-def _arity_errors(expression: str, message: str) -> str:
+def _arity_errors(expression: str, message: str, list_attributes: bool) -> str:
     """The C++ checker reports a call of a declared function with an argument count it has no overload
     for as an undeclared reference; cel-go as no matching overload, with the argument types (told here
     by checking each argument on its own; left as it is when one cannot be)."""
     env = cel_library.environment()
+    attribute_type = "dyn" if list_attributes else "any"
     blanked = _blank_strings(expression)
 
     def rewrite(match: re.Match[str]) -> str:
@@ -397,9 +398,9 @@ def _arity_errors(expression: str, message: str) -> str:
             except Exception:
                 return match.group(0)
             kind = _go_type_name(str(program.return_type().name()))
-            # An attribute's value has cel-go's any type (declared as dyn here).
+            # An attribute's value has cel-go's any type before v1.37 (declared as dyn here).
             attribute = re.match(r"device\s*\.\s*attributes\b", expression[begin:end].strip())
-            types.append("any" if kind == "dyn" and attribute else kind)
+            types.append(attribute_type if kind == "dyn" and attribute else kind)
         return (f"ERROR: <input>:{line}:{column}: found no matching overload for '{name}' applied to "
                 f"'({', '.join(types)})'")
 
@@ -508,13 +509,14 @@ def _unalias(message: str) -> str:
 class CompiledExpression:
     """One compiled selector: ``error`` (compile error text) or a program to evaluate per device."""
 
-    __slots__ = ("_program", "_results", "error", "expression")
+    __slots__ = ("_program", "_results", "error", "expression", "list_attributes")
 
     def __init__(self, expression: str, program: Any, error: str | None) -> None:
         self.expression = expression
         self._program = program
         self.error = error
         self._results: dict[int, tuple[DeviceRecord, bool, str | None]] = {}
+        self.list_attributes = True  # see cel_library.device_variable; set by the cache that compiled it
 
     def device_matches(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
         """Evaluate for a device of a driver: ``(matches, None)`` or ``(False, runtime error text)``."""
@@ -530,7 +532,7 @@ class CompiledExpression:
     def _evaluate(self, device: DeviceRecord, driver: str) -> tuple[bool, str | None]:
         if self._program is None:
             return False, self.error
-        activation = cel_library.device_activation(device, driver)
+        activation = cel_library.device_activation(device, driver, self.list_attributes)
         if isinstance(activation, str):
             return False, activation
         try:
@@ -542,33 +544,97 @@ class CompiledExpression:
         value = result.value()
         if not isinstance(value, bool):
             kind = _go_type_name(str(result.type().name())).split("(", 1)[0]
-            return False, (
-                f"CEL result of type {kind} could not be converted to bool: "
-                f"unsupported native conversion from {kind} to 'bool'"
-            )
+            reason = _BOOL_CONVERSION_ERRORS.get(kind, f"unsupported native conversion from {kind} to 'bool'")
+            return False, f"CEL result of type {kind} could not be converted to bool: {reason}"
         return value, None
+
+
+#: cel-go's ConvertToNative(bool) error of a value of each kind (common/types: string.go, int.go, uint.go,
+#: double.go, bytes.go, list.go, map.go, null.go, duration.go, timestamp.go). A list result is possible from
+#: v1.37 (attributes of list type).
+_BOOL_CONVERSION_ERRORS: Final[Mapping[str, str]] = {
+    "string": "unsupported native conversion from string to 'bool'",
+    "int": "unsupported type conversion from 'int' to bool",
+    "uint": "unsupported type conversion from 'uint' to bool",
+    "double": "type conversion error from Double to 'bool'",
+    "bytes": "type conversion error from Bytes to 'bool'",
+    "list": "type conversion error from list to 'bool'",
+    "map": "type conversion error from map to 'bool'",
+    "null_type": "type conversion error from 'null_type' to 'bool'",
+    "google.protobuf.Duration": "type conversion error from 'Duration' to 'bool'",
+    "google.protobuf.Timestamp": "type conversion error from 'Timestamp' to 'bool'",
+}
 
 
 class CelCache:
     """Compiles each distinct expression once (upstream ``cel.Cache`` + ``GetCompiler().CompileCELExpression``)."""
 
-    def __init__(self) -> None:
-        """Create an empty cache; the CEL environment is shared by all caches."""
+    def __init__(self, *, list_attributes: bool = True) -> None:
+        """Create an empty cache; the CEL environment is shared by all caches. ``list_attributes``: whether a
+        list-typed attribute reaches an expression as a list (see :func:`cel_library.device_variable`)."""
         self._compiled: dict[str, CompiledExpression] = {}
+        self.list_attributes = list_attributes
 
     def get_or_compile(self, expression: str) -> CompiledExpression:
         """The compiled expression, compiling it on first use."""
         compiled = self._compiled.get(expression)
         if compiled is None:
-            compiled = compile_expression(expression)
+            compiled = compile_expression(expression, list_attributes=self.list_attributes)
+            compiled.list_attributes = self.list_attributes
             if len(self._compiled) >= MAX_EXPRESSIONS:
                 self._compiled.pop(next(iter(self._compiled)))
             self._compiled[expression] = compiled
         return compiled
 
 
-def compile_expression(expression: str) -> CompiledExpression:
-    """Compile and check one selector, with upstream's error texts for bad expressions."""
+_QUOTED: Final = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_ACCESSOR: Final = rf"(?:\.\s*[A-Za-z_]\w*|\[\s*{_QUOTED}\s*\])"
+#: An attribute's value: ``device.attributes["domain"].name`` (or ``["name"]``); the last accessor is captured.
+_ATTRIBUTE_VALUE: Final = re.compile(
+    rf"device\s*\.\s*attributes\s*\[\s*{_QUOTED}\s*\]\s*(?P<last>{_ACCESSOR})")
+#: What has cel-go's dyn type rather than any: an index into an attribute's value, or a dyn() call.
+_DYN_RESULT: Final = re.compile(rf"{_ATTRIBUTE_VALUE.pattern}(?:\s*\[[^\[\]]*\])+|dyn\s*\(.*\)", re.DOTALL)
+_COMPREHENSION: Final = re.compile(
+    rf"(?P<range>{_ATTRIBUTE_VALUE.pattern})\s*\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
+
+
+def _unwrap(expression: str) -> str:
+    """The expression without surrounding whitespace and redundant outer parentheses."""
+    text = expression.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in _blank_strings(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _any_range_errors(expression: str) -> list[str]:
+    """Before v1.37, cel-go's checker refuses a comprehension (all, exists, ...) over an attribute's value, whose
+    type is any; the error points at the value's last accessor."""
+    errors = []
+    for match in _COMPREHENSION.finditer(expression):
+        offset = match.start("last")
+        errors.append(_check_error(expression, *_location(expression, offset),
+                                   "expression of type 'any' cannot be range of a comprehension "
+                                   "(must be list, map, or dynamic)"))
+    return errors
+
+
+def compile_expression(expression: str, *, list_attributes: bool = True) -> CompiledExpression:
+    """Compile and check one selector, with upstream's error texts for bad expressions.
+
+    ``list_attributes``: the environment of v1.37's scheduler (and of v1.36's with DRAListTypeAttributes), whose
+    attribute values have cel-go's dyn type; v1.36's default environment gives them the any type, which its
+    error texts print as "any" (and a domain's map of them as ``map(string, google.protobuf.Any)``).
+    """
+    attribute_type = "dyn" if list_attributes else "any"
     env = cel_library.environment()
     undefined = _undefined_device_fields(expression)
     if undefined:
@@ -576,10 +642,14 @@ def compile_expression(expression: str) -> CompiledExpression:
     try:
         checked, program = _compile_with_aliases(env, expression)
     except Exception as err:  # cel-expr-python raises for parse and check errors
-        message = _member_call_format(expression, _arity_errors(expression, _strip_status(_unalias(str(err)))))
-        # cel-go prints the attribute values' type (any) as "any".
-        message = message.replace("map(string, map(string, dyn))", "map(string, map(string, any))")
+        message = _member_call_format(
+            expression, _arity_errors(expression, _strip_status(_unalias(str(err))), list_attributes))
+        message = message.replace("map(string, map(string, dyn))", f"map(string, map(string, {attribute_type}))")
         return CompiledExpression(expression, None, "compilation failed: " + message)
+    if not list_attributes:
+        ranges = _any_range_errors(expression)
+        if ranges:
+            return CompiledExpression(expression, None, "compilation failed: " + "\n".join(ranges))
     validation = _validator_errors(env, expression)
     if validation:
         return CompiledExpression(expression, None, "compilation failed: " + "\n".join(
@@ -588,9 +658,15 @@ def compile_expression(expression: str) -> CompiledExpression:
     if regex_error is not None:
         return CompiledExpression(expression, None, regex_error)
     output = program.return_type()
+    if output == cel.Type.DYN and not list_attributes and _DYN_RESULT.fullmatch(_unwrap(expression)):
+        # Before v1.37 an attribute's value has the any type, which a selector may return; an index into it, or a
+        # dyn() call, has cel-go's dyn type, which it may not.
+        return CompiledExpression(expression, None, "must evaluate to bool or the unknown type, not dyn")
     if output not in (cel.Type.BOOL, cel.Type.DYN):
-        # An attribute domain's map has values of cel-go's any type, printed as google.protobuf.Any.
-        name = _go_type_name(str(output.name())).replace("map(string, dyn)", "map(string, google.protobuf.Any)")
+        # An attribute domain's map has values of cel-go's any type (before v1.37), printed as google.protobuf.Any.
+        name = _go_type_name(str(output.name()))
+        if not list_attributes:
+            name = name.replace("map(string, dyn)", "map(string, google.protobuf.Any)")
         return CompiledExpression(expression, None, f"must evaluate to bool or the unknown type, not {name}")
     folded = _constant_conversion_error(env, expression)
     if folded is not None:

@@ -549,6 +549,13 @@ def declared_functions() -> frozenset[str]:
     return _BUILTIN_FUNCTIONS | {name for name in _function_table() if name not in aliases}
 
 
+def _includes(target: Any, element: Any) -> bool:
+    """apiserver cel/library/lists.go includes: a list holds the element, or another value equals it."""
+    if isinstance(target, list):
+        return any(item == element for item in target)
+    return bool(target == element)
+
+
 @cache
 def _function_table() -> dict[str, list[Any]]:
     Q, S, B, INT, D, STR = QUANTITY, SEMVER, cel.Type.BOOL, cel.Type.INT, cel.Type.DOUBLE, cel.Type.STRING
@@ -674,6 +681,22 @@ def _function_table() -> dict[str, list[Any]]:
     add("sets.equivalent", "list_sets_equivalent_list", B, [L, L],
         lambda a, b: all(x in b for x in a) and all(x in a for x in b))
     add("sets.intersects", "list_sets_intersects_list", B, [L, L], lambda a, b: any(x in b for x in a))
+    # apiserver cel/library lists.go includes (library.IncludesOption / Lists version 1): both releases'
+    # stored-expression environments have it.
+    # Upstream declares includes(dyn, dyn); the runtime here dispatches on the arguments' kinds, which a
+    # dyn declaration does not select, so there is one declaration per pair of kinds (the opaque types are
+    # all messages to the runtime: the first carries the implementation, the others are for the checker).
+    kinds = [INT, cel.Type.UINT, D, B, STR, cel.Type.BYTES, cel.Type.DURATION, cel.Type.TIMESTAMP,
+             cel.Type.NULL, L, cel.Type.Map(_DYN, _DYN), Q, S, IP, CIDR]
+    opaque = {id(Q), id(S), id(IP), id(CIDR)}
+    for i, receiver in enumerate(kinds):
+        for j, element in enumerate(kinds):
+            overload_id = f"includes_{i}_{j}"
+            if (id(receiver) in opaque and receiver is not Q) or (id(element) in opaque and element is not Q):
+                fn.setdefault("includes", []).append(cel.Overload(
+                    overload_id, return_type=B, parameters=[receiver, element], is_member=True))
+            else:
+                add("includes", overload_id, B, [receiver, element], _includes, member=True)
     return fn
 
 
@@ -711,42 +734,50 @@ ATTRIBUTES: Final = "device.attributes"
 CAPACITY: Final = "device.capacity"
 
 
-def device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] | str:
-    """The ``device`` variable's fields by qualified name, or upstream's error text for the device."""
-    return _device_input(device, driver)[0]
+def device_variable(device: DeviceRecord, driver: str, list_attributes: bool = True) -> dict[str, Any] | str:
+    """The ``device`` variable's fields by qualified name, or upstream's error text for the device.
+
+    ``list_attributes``: a list-typed attribute is a CEL list (v0.37.2, or v0.36.3 with DRAListTypeAttributes);
+    otherwise (v0.36.3 by default) it is an unsupported value and the device cannot be evaluated.
+    """
+    return _device_input(device, driver, list_attributes)[0]
 
 
-def device_activation(device: DeviceRecord, driver: str) -> Any:
+def device_activation(device: DeviceRecord, driver: str, list_attributes: bool = True) -> Any:
     """The runtime's activation for a device (built once, cached on the record), or upstream's error text.
 
     An activation holds the device's values already converted for the C++ runtime, so every selector
     evaluated on the device reuses them (a third of the cost of converting them per evaluation).
     """
-    return _device_input(device, driver)[1]
+    return _device_input(device, driver, list_attributes)[1]
 
 
-def _device_input(device: DeviceRecord, driver: str) -> tuple[dict[str, Any] | str, Any]:
+def _device_input(device: DeviceRecord, driver: str, list_attributes: bool) -> tuple[dict[str, Any] | str, Any]:
     cached = device.cel_input
-    if cached is not None and cached[0] == driver:
+    if cached is not None and cached[0] == (driver, list_attributes):
         return cached[1], cached[2]
-    variables = _build_device_variable(device, driver)
+    variables = _build_device_variable(device, driver, list_attributes)
     activation = variables if isinstance(variables, str) else environment().Activation(variables)
-    device.cel_input = (driver, variables, activation)
+    device.cel_input = ((driver, list_attributes), variables, activation)
     return variables, activation
 
 
-def _build_device_variable(device: DeviceRecord, driver: str) -> dict[str, Any] | str:
+def _build_device_variable(device: DeviceRecord, driver: str, list_attributes: bool) -> dict[str, Any] | str:
     attributes: dict[str, dict[str, Any]] = {}
     for name, attr in device.attributes.items():
-        if attr.kind == "version":
-            try:
+        try:
+            if attr.kind == "version":
                 value: Any = semver_message(str(attr.value))
-            except SemverError as err:
-                return f"attribute {name}: parse semantic version: {err}"
-        elif attr.kind:
-            value = attr.value
-        else:
-            return f"attribute {name}: unsupported attribute value"
+            elif attr.scalar:
+                value = attr.value
+            elif list_attributes and attr.kind == "versions" and isinstance(attr.value, tuple):
+                value = [semver_message(str(v)) for v in attr.value]
+            elif list_attributes and isinstance(attr.value, tuple):
+                value = list(attr.value)
+            else:
+                return f"attribute {name}: unsupported attribute value"
+        except SemverError as err:
+            return f"attribute {name}: parse semantic version: {err}"
         domain, short = _split_name(name, driver)
         attributes.setdefault(domain, {})[short] = value
     capacity: dict[str, dict[str, Any]] = {}

@@ -39,7 +39,7 @@ class _AttributeConstraint:
         attr = lookup_attribute(device, driver, self.attribute)
         if attr is None:
             return False
-        if self.num_devices > 0 and (not attr.kind or not self._admits(attr)):
+        if self.num_devices > 0 and (not attr.scalar or not self._admits(attr)):
             return False
         self._remember(request, attr)
         self.num_devices += 1
@@ -85,24 +85,34 @@ class MatchAttribute(_AttributeConstraint):
 class DistinctAttribute(_AttributeConstraint):
     """No two devices of the named requests share a value of the attribute.
 
-    Like upstream, the values are remembered per request name, so a later device of the same request
-    replaces the value remembered for the earlier one.
+    v0.36.3 remembers the values per request name, so a later device of the same request replaces the value
+    remembered for the earlier one (two devices of one request are never compared) and giving one back forgets
+    the request's value; v0.37.2 (``every_device``) remembers every device's value and gives back the last one.
     """
 
-    __slots__ = ("values",)
+    __slots__ = ("every_device", "listed", "values")
 
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+    def __init__(self, requests: tuple[str, ...], attribute: str, *, every_device: bool = True) -> None:
         super().__init__(requests, attribute)
+        self.every_device = every_device
         self.values: dict[str, Attribute] = {}
+        self.listed: list[Attribute] = []
 
     def _admits(self, attr: Attribute) -> bool:
-        return all(other.kind != attr.kind or other.value != attr.value for other in self.values.values())
+        held = self.listed if self.every_device else self.values.values()
+        return all(other.kind != attr.kind or other.value != attr.value for other in held)
 
     def _remember(self, request: str, attr: Attribute) -> None:
-        self.values[request] = attr
+        if self.every_device:
+            self.listed.append(attr)
+        else:
+            self.values[request] = attr
 
     def _forget(self, request: str) -> None:
-        self.values.pop(request, None)
+        if self.every_device:
+            self.listed.pop()
+        else:
+            self.values.pop(request, None)
 
 
 Constraint = MatchAttribute | DistinctAttribute

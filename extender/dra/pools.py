@@ -2,10 +2,15 @@
 
 A pool (driver + pool name) is made of the ResourceSlices of its newest generation. Slices are
 picked for a node by ``nodeName``, ``allNodes``, ``nodeSelector``, per-device node selection or,
-for slices that only publish shared counters, always. A pool with fewer slices than
+for slices that publish shared counters, always (v0.36.3). A pool with fewer slices than
 ``resourceSliceCount`` is *incomplete*; one with duplicate device names, duplicate counter sets or a
 device consuming an unknown counter is *invalid*. Pools are ordered by driver, then pool name, with
 the pools that have devices with binding conditions last: this is the allocator's search order.
+
+v0.37.2 (``minor``) picks slices with shared counters by their node selection like any other (a pool
+whose counters live in a slice for another node looks incomplete from this node, so all its slices are
+read and their counter sets taken), and ignores slices with devices that declare compatibility groups
+while DRADeviceCompatibilityGroups is off (their pool then counts as incomplete).
 """
 
 from __future__ import annotations
@@ -63,9 +68,9 @@ def node_matches(
     return False
 
 
-def _relevant(slice_: SliceRecord, node_name: str, node_labels: Mapping[str, str]) -> bool | None:
+def _relevant(slice_: SliceRecord, node_name: str, node_labels: Mapping[str, str], minor: int) -> bool | None:
     """Whether a slice targets the node; None when it targets no node at all (skipped)."""
-    if slice_.shared_counters:
+    if slice_.shared_counters and minor < 37:
         return True
     if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
         try:
@@ -103,14 +108,27 @@ def _counter_consumption_error(counter_sets: Mapping[str, Mapping[str, Fraction]
     return ""
 
 
+def _uses_compatibility_groups(slice_: SliceRecord) -> bool:
+    """incubating/compatibility_groups.go sliceUsesCompatibilityGroups."""
+    return any(c.compatibility_groups for device in slice_.devices for c in device.consumes_counters)
+
+
 def _build_pool(driver: str, pool_name: str, slices: list[SliceRecord], partitionable: bool,
-                all_slices_for_pool: list[SliceRecord] | None) -> Pool:
+                all_slices_for_pool: list[SliceRecord] | None, minor: int) -> Pool:
     slices.sort(key=lambda s: s.name)
     if partitionable:
         device_slices = [s for s in slices if not s.shared_counters]
         counter_slices = [s for s in slices if s.shared_counters]
     else:
         device_slices, counter_slices = slices, []
+    not_targeting: list[SliceRecord] = []
+    if all_slices_for_pool is not None and len(slices) < len(all_slices_for_pool):
+        targeting = {s.name for s in slices}
+        for s in all_slices_for_pool:
+            if s.name in targeting:
+                continue
+            # v0.37.2 takes the counter sets of slices read for another node; v0.36.3 read them for every node.
+            (counter_slices if minor >= 37 and partitionable and s.shared_counters else not_targeting).append(s)
     seen: set[str] = set()
     for s in device_slices:
         for device in s.devices:
@@ -126,20 +144,18 @@ def _build_pool(driver: str, pool_name: str, slices: list[SliceRecord], partitio
                 return Pool(driver, pool_name, invalid=True,
                             invalid_reason=f"duplicate counter set name {counter_set.name}")
             counter_sets[counter_set.name] = {k: q.value for k, q in counter_set.counters.items()}
-    if reason := _counter_consumption_error(counter_sets, slices):
-        return Pool(driver, pool_name, invalid=True, invalid_reason=reason)
-    if all_slices_for_pool is None or len(slices) == len(all_slices_for_pool):
-        return Pool(driver, pool_name, slices=device_slices, counter_sets=counter_sets)
-    targeting = {s.name for s in slices}
-    not_targeting = [s for s in all_slices_for_pool if s.name not in targeting]
-    if reason := _counter_consumption_error(counter_sets, not_targeting):
+    # v0.36.3 checks what every slice read for the node consumes, v0.37.2 the device slices; then both the rest.
+    checked = device_slices if minor >= 37 else slices
+    if reason := (_counter_consumption_error(counter_sets, checked)
+                  or _counter_consumption_error(counter_sets, not_targeting)):
         return Pool(driver, pool_name, invalid=True, invalid_reason=reason)
     return Pool(driver, pool_name, slices=device_slices, slices_not_targeting_node=not_targeting,
                 counter_sets=counter_sets)
 
 
 #: Pools gathered per node, reused while the node's slices are the same objects (records are immutable).
-_CACHE: dict[tuple[str, bool], tuple[tuple[SliceRecord, ...], frozenset[tuple[str, str]] | None, list[Pool]]] = {}
+_CACHE: dict[tuple[str, bool, int, bool],
+             tuple[tuple[SliceRecord, ...], frozenset[tuple[str, str]] | None, list[Pool]]] = {}
 _CACHE_SIZE: Final = 20_000
 
 
@@ -149,14 +165,20 @@ def gather_pools(
     node_labels: Mapping[str, str],
     partitionable: bool,
     all_slices: Sequence[SliceRecord],
+    *,
+    minor: int = 37,
+    compatibility_groups: bool = False,
 ) -> list[Pool]:
     """The pools a node can allocate from, in the allocator's search order (do not modify them).
+
+    ``minor``: the dynamic-resource-allocation release whose rules apply; ``compatibility_groups``:
+    DRADeviceCompatibilityGroups (v0.37.2 ignores slices that use them without it).
 
     Raises :class:`PoolError` when a slice's or device's node selector cannot be parsed. The result is
     remembered per node while the same slice records target it (and, for slices picked by node selectors,
     the node has the same labels), unless a pool needed slices of other nodes to be judged complete.
     """
-    key = (node_name, partitionable)
+    key = (node_name, partitionable, minor, compatibility_groups)
     uses_labels = any(s.node_selector is not None or s.per_device_node_selection for s in slices_for_node)
     labels = frozenset(node_labels.items()) if uses_labels else None
     cached = _CACHE.get(key)
@@ -167,7 +189,8 @@ def gather_pools(
         and cached[1] == labels
     ):
         return cached[2]
-    pools, cacheable = _gather(slices_for_node, node_name, node_labels, partitionable, all_slices)
+    pools, cacheable = _gather(slices_for_node, node_name, node_labels, partitionable, all_slices, minor,
+                               skip_grouped=minor >= 37 and not compatibility_groups)
     if cacheable:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
@@ -181,13 +204,18 @@ def _gather(
     node_labels: Mapping[str, str],
     partitionable: bool,
     all_slices: Sequence[SliceRecord],
+    minor: int,
+    *,
+    skip_grouped: bool,
 ) -> tuple[list[Pool], bool]:
     cacheable = True
     by_pool: dict[tuple[str, str], list[SliceRecord]] = {}
     for s in slices_for_node:
         if not partitionable and (s.per_device_node_selection or s.shared_counters):
             continue
-        if not _relevant(s, node_name, node_labels):
+        if skip_grouped and _uses_compatibility_groups(s):
+            continue
+        if not _relevant(s, node_name, node_labels, minor):
             continue
         key = (s.driver, s.pool_name)
         current = by_pool.get(key)
@@ -216,10 +244,12 @@ def _gather(
                     break
             if obsolete:
                 continue
+            if skip_grouped:
+                all_for_pool = [s for s in all_for_pool if not _uses_compatibility_groups(s)]
             if len(all_for_pool) != expected:
                 pools.append(Pool(driver, pool_name, incomplete=True))
                 continue
-        pool = _build_pool(driver, pool_name, pool_slices, partitionable, all_for_pool)
+        pool = _build_pool(driver, pool_name, pool_slices, partitionable, all_for_pool, minor)
         (with_binding if _has_binding_conditions(pool) else pools).append(pool)
     pools.sort(key=lambda p: (p.driver, p.name))
     with_binding.sort(key=lambda p: (p.driver, p.name))

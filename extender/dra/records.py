@@ -19,6 +19,7 @@ DeviceTaintRules are not read: the ``DRADeviceTaintRules`` gate is off by defaul
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -76,12 +77,23 @@ class Quantity:
         return self.text
 
 
+#: The kinds of single-valued attributes (the only ones the claim constraints compare).
+SCALAR_KINDS: Final = frozenset({"int", "bool", "string", "version"})
+
+
 @dataclass(frozen=True, slots=True)
 class Attribute:
-    """One device attribute: ``kind`` is ``int``, ``bool``, ``string`` or ``version``."""
+    """One device attribute: ``kind`` is ``int``, ``bool``, ``string`` or ``version``, for a list-typed attribute
+    (DRAListTypeAttributes) ``ints``, ``bools``, ``strings`` or ``versions`` with a tuple value, and empty for a
+    value of no known type."""
 
     kind: str
-    value: int | bool | str
+    value: int | bool | str | tuple[int | bool | str, ...]
+
+    @property
+    def scalar(self) -> bool:
+        """Whether this is one value of a known type (constraints cannot compare anything else)."""
+        return self.kind in SCALAR_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +122,8 @@ class CounterConsumption:
 
     counter_set: str
     counters: Mapping[str, Quantity]
+    #: ``compatibilityGroups`` (v1.37, DRADeviceCompatibilityGroups, alpha).
+    compatibility_groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +229,8 @@ class RequestSpec:
     tolerations: tuple[DeviceToleration, ...]
     #: ``capacity.requests`` or None when ``capacity`` is unset.
     capacity_requests: Mapping[str, Quantity] | None
+    #: How many ``derivedAttributes`` it has (v1.37, DRADerivedAttributes, alpha).
+    derived_attributes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,9 +425,25 @@ def _attribute(raw: Any, path: str) -> Attribute:
         if (kind == "bool" and isinstance(value, bool)) or (kind in ("string", "version") and isinstance(value, str)):
             return Attribute(kind, value)
         raise DRAObjectError(f"{path}.{key}: expected {kind}, got {type(value).__name__}")
-    # List-typed attributes (DRAListTypeAttributes) are alpha and off by default in v1.36: such an
-    # attribute is kept as an unsupported value, as upstream's conversion leaves it empty.
+    # List-typed attributes (DRAListTypeAttributes, alpha). The apiserver keeps them only with the gate on
+    # (or once in use); what a selector sees of them depends on the release (see cel_library).
+    for key, kind in (("ints", "int"), ("bools", "bool"), ("strings", "string"), ("versions", "version")):
+        values = attr.get(key)
+        if values is None:
+            continue
+        items = tuple(_list(values, f"{path}.{key}"))
+        if not all(_attribute_value_fits(kind, v) for v in items):
+            raise DRAObjectError(f"{path}.{key}: expected a list of {kind}")
+        return Attribute(key, items)
     return Attribute("", "")
+
+
+def _attribute_value_fits(kind: str, value: Any) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    return isinstance(value, str)
 
 
 def _request_policy(raw: Any, path: str) -> RequestPolicy | None:
@@ -472,6 +504,7 @@ def _device(raw: Any, path: str) -> DeviceRecord:
             CounterConsumption(
                 _str(_map(c, f"{path}.consumesCounters[{i}]"), "counterSet", f"{path}.consumesCounters[{i}]"),
                 _counters(c.get("counters"), f"{path}.consumesCounters[{i}].counters"),
+                _strings(c.get("compatibilityGroups"), f"{path}.consumesCounters[{i}].compatibilityGroups"),
             )
             for i, c in enumerate(_list(dev.get("consumesCounters"), f"{path}.consumesCounters"))
         ),
@@ -521,6 +554,60 @@ def slice_record(obj: Mapping[str, Any]) -> SliceRecord:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class TaintRuleRecord:
+    """A DeviceTaintRule: the taint it adds to the devices its selector picks (an unset field picks all; no
+    selector picks none), as resourceslice/tracker applies it (``applyPatches``)."""
+
+    name: str
+    has_selector: bool
+    driver: str | None
+    pool: str | None
+    device: str | None
+    taint: DeviceTaint
+
+    def applies_to_pool(self, driver: str, pool: str) -> bool:
+        """Whether the rule can taint devices of this driver's pool."""
+        return self.has_selector and self.driver in (None, driver) and self.pool in (None, pool)
+
+
+def taint_rule_record(obj: Mapping[str, Any]) -> TaintRuleRecord:
+    """Build the record of a DeviceTaintRule (resource.k8s.io/v1, or v1beta2 in 1.36); DRAObjectError if it is
+    malformed."""
+    obj = _map(obj, "DeviceTaintRule")
+    name = _str(_map(obj.get("metadata"), "metadata"), "name", "metadata", required=True)
+    spec = _map(obj.get("spec"), "spec")
+    selector = spec.get("deviceSelector")
+    sel = _map(selector, "spec.deviceSelector")
+    taint = _map(spec.get("taint"), "spec.taint")
+    return TaintRuleRecord(
+        name=name,
+        has_selector=selector is not None,
+        driver=_opt_str(sel, "driver", "spec.deviceSelector"),
+        pool=_opt_str(sel, "pool", "spec.deviceSelector"),
+        device=_opt_str(sel, "device", "spec.deviceSelector"),
+        taint=DeviceTaint(_str(taint, "key", "spec.taint"), _str(taint, "value", "spec.taint"),
+                          _str(taint, "effect", "spec.taint")),
+    )
+
+
+def with_taint_rules(slice_: SliceRecord, rules: Sequence[TaintRuleRecord]) -> SliceRecord:
+    """The slice as the ResourceSlice tracker shows it: each rule's taint appended to every device it picks (a
+    new record when any applies, else the slice itself)."""
+    applicable = [r for r in rules if r.applies_to_pool(slice_.driver, slice_.pool_name)]
+    if not applicable:
+        return slice_
+    devices: list[DeviceRecord] = []
+    changed = False
+    for device in slice_.devices:
+        added = tuple(r.taint for r in applicable if r.device in (None, device.name))
+        if added:
+            device = dataclasses.replace(device, taints=device.taints + added, cel_input=None)
+            changed = True
+        devices.append(device)
+    return dataclasses.replace(slice_, devices=tuple(devices)) if changed else slice_
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # ResourceClaim and DeviceClass
 
@@ -566,6 +653,7 @@ def _request_spec(raw: Mapping[str, Any], name: str, path: str, *, sub: bool) ->
         selectors=_selectors(raw.get("selectors"), f"{path}.selectors"),
         tolerations=_tolerations(raw.get("tolerations"), f"{path}.tolerations"),
         capacity_requests=capacity_requests,
+        derived_attributes=len(_list(raw.get("derivedAttributes"), f"{path}.derivedAttributes")),
     )
 
 

@@ -45,6 +45,7 @@ from extender.engine.mapping import map_scores
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.kube.priority import PriorityError, admitted
+from extender.kube.release import Release
 
 BEST_NODES = 3
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -80,9 +81,9 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     """Explain a pod against a snapshot: all nodes, the named ones in that order, or ``nodes`` as given."""
     try:
         # A pod written by hand gets the priority admission would give it; an admitted one has its own.
-        pod = PodRecord(admitted(raw_pod, snapshot.objects.get("PriorityClass", {})))
+        pod = PodRecord(admitted(raw_pod, snapshot.objects.get("PriorityClass", {})), minor=framework.release.minor)
     except (RecordError, PriorityError) as err:
-        return {"error": f"Pod: {err}", "prefilter": {}, "nodes": {}}
+        return {"error": f"Pod: {err}", "prefilter": {}, "nodes": {}, "kubernetes": framework.release.describe()}
     unknown: list[str] = []
     if nodes is not None:
         candidates = list(nodes)
@@ -97,6 +98,7 @@ def explain(framework: Framework, snapshot: Snapshot, raw_pod: Mapping[str, Any]
     out["error"] = None
     out["pod"] = pod.key
     out["profile"] = framework.name
+    out["kubernetes"] = framework.release.describe()  # the kube-scheduler release whose rules gave these verdicts
     out["schedulerName"] = scheduler_name(raw_pod)
     out["unknown_nodes"] = unknown
     feasible = [name for name, entry in out["nodes"].items() if entry["feasible"]]
@@ -228,7 +230,7 @@ def unschedulable_cycle(framework: Framework, snapshot: Snapshot, pod: PodRecord
         current = what_if.snapshot()
         nominated = last.post_filter.nominated_node if last.post_filter is not None else None
         if nominated is not None:
-            retried = PodRecord(with_nomination(retried.raw, nominated))
+            retried = PodRecord(with_nomination(retried.raw, nominated), minor=framework.release.minor)
         cycles.append(schedule(framework, current, retried))
     retry: dict[str, Any] | None = None
     for later in reversed(cycles[1:]):
@@ -311,17 +313,18 @@ def frozen(snapshot: Snapshot) -> Snapshot:
 
 
 def explain_objects(objects: Iterable[Mapping[str, Any]], pod: Mapping[str, Any],
-                    profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Explain a pod against a list of raw objects, with a KubeSchedulerConfiguration-shaped profile."""
-    cache = ClusterCache()
+                    profile: Mapping[str, Any] | None = None, release: Release | None = None) -> dict[str, Any]:
+    """Explain a pod against a list of raw objects, with a KubeSchedulerConfiguration-shaped profile, following
+    ``release`` (default: the newest supported one with its default gates)."""
+    cache = ClusterCache(release=release)
     cache.load(objects)
-    framework = Framework(build_profile(profile))
+    framework = Framework(build_profile(profile, release=release))
     return explain(framework, cache.snapshot(), pod)
 
 
-def enabled_plugins(profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def enabled_plugins(profile: Mapping[str, Any] | None = None, release: Release | None = None) -> dict[str, Any]:
     """The plugins a profile runs: ``{"filter": [names], "score": {name: weight}}``."""
-    return build_profile(profile).summary()
+    return build_profile(profile, release=release).summary()
 
 
 def render_table(result: Mapping[str, Any]) -> str:
@@ -365,12 +368,28 @@ def render_table(result: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def release_line(kubernetes: Any) -> str:
+    """``kube-scheduler v1.37.2 rules (...)``: the release an answer followed and why, with any warning."""
+    if not isinstance(kubernetes, Mapping):
+        return "kube-scheduler release unknown"
+    text = f"kube-scheduler {kubernetes.get('upstream')} rules"
+    if kubernetes.get("setting") == "auto":
+        reported = kubernetes.get("reported")
+        text += f" (auto: {kubernetes.get('source')} reports {reported})" if reported else " (auto: newest supported)"
+    gates = kubernetes.get("featureGates") or {}
+    if gates:
+        text += "; feature gates " + ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())
+    if kubernetes.get("warning"):
+        text += f"\nwarning: {kubernetes['warning']}"
+    return text
+
+
 def render_outcome(result: Mapping[str, Any]) -> list[str]:
     """The explanation's conclusion in a few lines: pod and profile, binding, and the cycle's outcome."""
     lines: list[str] = []
     if result.get("pod"):
         lines.append(f"pod {result['pod']}: profile {result.get('profile')} "
-                     f"(spec.schedulerName {result.get('schedulerName')})")
+                     f"(spec.schedulerName {result.get('schedulerName')}), {release_line(result.get('kubernetes'))}")
     if result.get("note"):
         lines.append(f"note: {result['note']}")
     if result.get("bound"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from extender.kube.release import Release
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -216,6 +219,12 @@ class Plugin:
     the one node's NodeInfo (not on other nodes, nor on cluster objects, nor on the set of candidate
     nodes), which lets the equivalence cache reuse them while the node's generation is unchanged.
     ``columnar`` declares that it implements the batch methods over a NodeBatch's columns.
+
+    ``release`` is the kube-scheduler release (minor and feature gates) the plugin follows, as upstream
+    hands each plugin's factory its ``feature.Features``: the framework builds plugins with :meth:`build`,
+    which sets it before ``__init__`` runs, so that a constructor may read it. A plugin constructed directly
+    follows the newest supported release with its default gates. ``introduced`` is the minor of the first
+    release whose registry has the plugin.
     """
 
     name: ClassVar[str] = ""
@@ -223,12 +232,29 @@ class Plugin:
     # True when the plugin computes over a NodeBatch's columns (filter_batch / score_batch) rather than
     # node by node; the equivalence cache is only worth its lookups for node-local plugins that are not.
     columnar: ClassVar[bool] = False
+    introduced: ClassVar[int] = 0
+    # v1.37 with InPlacePodVerticalScalingSchedulerPreemption: a pod whose in-place resize is deferred is already
+    # on its node, and these plugins' PreFilter skips it (so their Filter never runs); the runtime applies it.
+    skips_deferred_resize: ClassVar[bool] = False
+    release: Release
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args = args or {}
+        if "release" not in self.__dict__:
+            from extender.kube.release import default_release
+
+            self.release = default_release()
         # The Framework running this plugin (upstream's framework.Handle), set by the runtime: what a plugin
         # that runs the profile's other plugins (preemption's dry run) runs them with.
         self.handle: Any = None
+
+    @classmethod
+    def build(cls, args: dict[str, Any] | None, release: Release) -> Self:
+        """An instance following ``release`` (set before the constructor runs, which may read it)."""
+        plugin = cls.__new__(cls)
+        plugin.release = release
+        plugin.__init__(args)  # type: ignore[misc]  # the class's own constructor, as cls(args) would run it
+        return plugin
 
 
 class FilterPlugin(Plugin):

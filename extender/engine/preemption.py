@@ -115,12 +115,14 @@ def budgets(objects: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[_Bud
     return out
 
 
-def split_by_pdb_violation(pods: Sequence[PodRecord],
-                           pdbs: Sequence[_Budget]) -> tuple[list[PodRecord], list[PodRecord]]:
+def split_by_pdb_violation(pods: Sequence[PodRecord], pdbs: Sequence[_Budget], *,
+                           first_violation_ends: bool = False) -> tuple[list[PodRecord], list[PodRecord]]:
     """filterPodsWithPDBViolation: (violating, non-violating), each in the given order.
 
     Each matching budget not already counting the pod as disrupted loses one allowed disruption; a pod
-    whose eviction takes any of them below zero violates.
+    whose eviction takes any of them below zero violates. With ``first_violation_ends`` (v1.37.2,
+    ``preemption/util.go`` FilterVictimsWithPDBViolation), the first budget the pod takes below zero ends its
+    walk: the budgets after it keep their allowance (v1.36.3's default_preemption.go charges every one).
     """
     allowed = [pdb.allowed for pdb in pdbs]
     violating: list[PodRecord] = []
@@ -136,6 +138,8 @@ def split_by_pdb_violation(pods: Sequence[PodRecord],
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
+                    if first_violation_ends:
+                        break
         (violating if violated else non_violating).append(pod)
     return violating, non_violating
 
@@ -184,7 +188,8 @@ def select_victims_on_node(framework: Framework, state: CycleState, pod: PodReco
     status = filter_status(framework, state, pod, trial)
     if status is not None:
         return Victims(node.name), status
-    violating, non_violating = split_by_pdb_violation(importance_order(potential), pdbs)
+    violating, non_violating = split_by_pdb_violation(importance_order(potential), pdbs,
+                                                      first_violation_ends=framework.release.at_least(37))
     victims: list[PodRecord] = []
     violations = 0
     for group, counts in ((violating, True), (non_violating, False)):

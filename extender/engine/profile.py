@@ -10,19 +10,23 @@ a plugin joins every extension point it implements; a weight set under ``score``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from extender.engine.framework import MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, ScorePlugin
 from extender.engine.registry import lookup, registered
+from extender.kube.release import Release, default_release
 
-# kube-scheduler v1.36 default multi-point plugins and weights (apis/config/v1/default_plugins.go, with the
-# plugins its feature gates add by default),
-# less the ones that take no part in filtering, scoring or PostFilter (queue sort, gates, binding).
-UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
-    ("NodeUnschedulable", 0),
-    ("NodeName", 0),
+# kube-scheduler's default multi-point plugins and weights (apis/config/v1/default_plugins.go
+# getDefaultPlugins and applyFeatureGates), less the ones that take no part in filtering, scoring or PostFilter
+# (queue sort, scheduling gates, binding, and the pod-group extension points of GangScheduling,
+# TopologyPlacementGenerator and PodGroupPodsCount, which the extender protocol never reaches).
+_DEFAULT_FRONT_V136: tuple[tuple[str, int], ...] = (("NodeUnschedulable", 0), ("NodeName", 0))
+# v1.37 default_plugins.go: NodeName runs before NodeUnschedulable, so a cordoned node that is not the
+# pod's spec.nodeName is rejected by NodeName.
+_DEFAULT_FRONT_V137: tuple[tuple[str, int], ...] = (("NodeName", 0), ("NodeUnschedulable", 0))
+_DEFAULT_REST: tuple[tuple[str, int], ...] = (
     ("TaintToleration", 3),
     ("NodeAffinity", 2),
     ("NodePorts", 0),
@@ -33,22 +37,46 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", 2),  # applyDynamicResources: just before DefaultPreemption
+    # applyDynamicResources puts DynamicResources here, just before DefaultPreemption (when its gate is on).
     ("DefaultPreemption", 0),  # PostFilter only: after DynamicResources, whose deallocation is tried first
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
-    ("NodeDeclaredFeatures", 0),  # applyFeatureGates appends it (beta, on by default in 1.36)
 )
+
+
+def upstream_default_plugins(release: Release) -> tuple[tuple[str, int], ...]:
+    """The release's default multi-point plugins (with the ones its feature gates add) and weights."""
+    plugins = list((_DEFAULT_FRONT_V137 if release.at_least(37) else _DEFAULT_FRONT_V136) + _DEFAULT_REST)
+    if release.gate("NodeDeclaredFeatures"):
+        plugins.append(("NodeDeclaredFeatures", 0))  # applyFeatureGates appends it
+    if release.gate("InPlacePodVerticalScalingSchedulerPreemption"):
+        # v1.37 applyDeferredPodScheduling: just before NodeResourcesFit.
+        fit = next(i for i, (name, _) in enumerate(plugins) if name == "NodeResourcesFit")
+        plugins.insert(fit, ("DeferredPodScheduling", 0))
+    if release.gate("DynamicResourceAllocation"):
+        # applyDynamicResources: just before DefaultPreemption.
+        before = next(i for i, (name, _) in enumerate(plugins) if name == "DefaultPreemption")
+        plugins.insert(before, ("DynamicResources", 2))
+    return tuple(plugins)
+
 
 SCORE_MAPPINGS = ("absolute", "minmax")
 
-# Named default plugin sets a profile can start from (``preset``); "default" is upstream's current one.
-PRESETS: dict[str, tuple[tuple[str, int], ...]] = {"default": UPSTREAM_DEFAULT_PLUGINS}
+# Named default plugin sets a profile can start from (``preset``): a fixed list, or a function of the release
+# ("default" is upstream's default profile of the release the profile is built for).
+Preset = tuple[tuple[str, int], ...] | Callable[[Release], tuple[tuple[str, int], ...]]
+PRESETS: dict[str, Preset] = {"default": upstream_default_plugins}
 
 
-def register_preset(name: str, plugins: tuple[tuple[str, int], ...]) -> None:
+def register_preset(name: str, plugins: Preset) -> None:
     """Make a default plugin set available as ``preset: <name>`` (e.g. the 0-10 era's DefaultProvider)."""
     PRESETS[name] = plugins
+
+
+def preset_plugins(name: str, release: Release) -> tuple[tuple[str, int], ...]:
+    """A preset's plugins for a release."""
+    preset = PRESETS[name]
+    return preset(release) if callable(preset) else preset
 
 
 class ProfileError(ValueError):
@@ -67,6 +95,7 @@ class Profile:
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     score_mapping: str = "absolute"
     max_score: int = MAX_NODE_SCORE  # the score plugins' common scale (10 for the 0-10 era profile)
+    release: Release = field(default_factory=default_release)  # the kube-scheduler release it follows
 
     def summary(self) -> dict[str, Any]:
         """The plugins this profile runs: ``{"filter": [...], "score": {name: weight}, "postFilter": [...]}``."""
@@ -104,8 +133,11 @@ def _point(plugins: Mapping[str, Any], point: str, path: str) -> tuple[list[tupl
 
 
 def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "default-scheduler",
-                  path: str = "profile") -> Profile:
-    """Resolve a KubeSchedulerConfiguration-shaped profile against the registry."""
+                  path: str = "profile", release: Release | None = None) -> Profile:
+    """Resolve a KubeSchedulerConfiguration-shaped profile against the registry, for a kube-scheduler release
+    (default: the newest supported one with its default gates): the release decides the default plugins, their
+    order, and which plugins exist."""
+    release = release or default_release()
     spec = spec or {}
     if not isinstance(spec, Mapping):
         raise ProfileError(f"{path}: expected an object")
@@ -120,7 +152,7 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
     if known:
         raise ProfileError(f"{path}.plugins: unknown extension point(s) {sorted(known)}")
 
-    available = registered()
+    available = registered(release)
     preset = spec.get("preset", "default")
     if preset not in PRESETS:
         raise ProfileError(f"{path}.preset: unknown preset {preset!r}; presets: {', '.join(sorted(PRESETS))}")
@@ -128,9 +160,10 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
     multipoint: list[tuple[str, int | None]] = []
     if "*" not in mp_disabled:
         # Upstream defaults this build does not implement yet are left out of the default set.
-        multipoint = [(n, w or None) for n, w in PRESETS[preset] if n not in mp_disabled and n in available]
+        multipoint = [(n, w or None) for n, w in preset_plugins(preset, release)
+                      if n not in mp_disabled and n in available]
     for plugin_name, weight in mp_enabled:
-        lookup(plugin_name)  # a clear error for an unknown name
+        lookup(plugin_name, release)  # a clear error for an unknown name
         for i, (existing, _) in enumerate(multipoint):
             if existing == plugin_name:
                 multipoint[i] = (plugin_name, weight)
@@ -142,7 +175,7 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
         enabled, disabled = _point(plugins, point, f"{path}.plugins")
         chosen: list[tuple[str, int | None]] = []
         for plugin_name, weight in enabled:
-            cls = lookup(plugin_name)
+            cls = lookup(plugin_name, release)
             if not issubclass(cls, base):
                 raise ProfileError(f"{path}.plugins.{point}: {plugin_name} does not implement {point}")
             chosen.append((plugin_name, weight))
@@ -150,7 +183,7 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
         if "*" not in disabled:
             for plugin_name, weight in multipoint:
                 if plugin_name not in names and plugin_name not in disabled and issubclass(
-                        lookup(plugin_name), base):
+                        lookup(plugin_name, release), base):
                     chosen.append((plugin_name, weight))
         return chosen
 
@@ -168,15 +201,14 @@ def build_profile(spec: Mapping[str, Any] | None, *, default_name: str = "defaul
         plugin_args = entry.get("args") or {}
         if not isinstance(plugin_args, Mapping):
             raise ProfileError(f"{path}.pluginConfig[{i}].args: expected an object")
-        lookup(entry["name"])
+        lookup(entry["name"], release)
         args[entry["name"]] = dict(plugin_args)
 
     mapping = spec.get("scoreMapping", "absolute")
     if mapping not in SCORE_MAPPINGS:
         raise ProfileError(f"{path}.scoreMapping: expected one of {', '.join(SCORE_MAPPINGS)}, got {mapping!r}")
-    scales = {lookup(n).max_score for n, _ in scores}  # type: ignore[attr-defined]
+    scales = {lookup(n, release).max_score for n, _ in scores}  # type: ignore[attr-defined]
     if len(scales) > 1:
         raise ProfileError(f"{path}.plugins: score plugins on different scales ({sorted(scales)}) cannot be mixed")
     return Profile(name=name, filters=filters, scores=scores, post_filters=post_filters, args=args,
-                   score_mapping=mapping,
-                   max_score=scales.pop() if scales else MAX_NODE_SCORE)
+                   score_mapping=mapping, max_score=scales.pop() if scales else MAX_NODE_SCORE, release=release)

@@ -10,9 +10,12 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from extender.engine.framework import Plugin
+
+if TYPE_CHECKING:
+    from extender.kube.release import Release
 
 _registry: dict[str, type[Plugin]] = {}
 
@@ -35,20 +38,26 @@ def register(cls: P) -> P:
     return cls
 
 
-def lookup(name: str) -> type[Plugin]:
-    """The plugin class registered under a name."""
+def lookup(name: str, release: Release | None = None) -> type[Plugin]:
+    """The plugin class registered under a name (for a release: only plugins that exist in it, as upstream's
+    in-tree registry of that release holds them)."""
     _load_builtins()
-    try:
-        return _registry[name]
-    except KeyError:
-        known = ", ".join(sorted(_registry))
-        raise RegistryError(f"unknown plugin {name!r}; known plugins: {known}") from None
+    cls = _registry.get(name)
+    if cls is None or (release is not None and not _exists_in(cls, release)):
+        known = ", ".join(sorted(registered(release)))
+        where = f" in kube-scheduler {release.tag}" if release is not None else ""
+        raise RegistryError(f"unknown plugin {name!r}{where}; known plugins: {known}")
+    return cls
 
 
-def registered() -> dict[str, type[Plugin]]:
-    """Every registered plugin by name."""
+def registered(release: Release | None = None) -> dict[str, type[Plugin]]:
+    """Every registered plugin by name (for a release: those that exist in it)."""
     _load_builtins()
-    return dict(_registry)
+    return {name: cls for name, cls in _registry.items() if release is None or _exists_in(cls, release)}
+
+
+def _exists_in(cls: type[Plugin], release: Release) -> bool:
+    return release.minor >= cls.introduced
 
 
 def import_plugin_module(module: str, base: Path | None = None) -> None:

@@ -24,6 +24,7 @@ from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
 from extender.engine.framework import (
     MIN_NODE_SCORE,
+    SKIP,
     Code,
     CycleState,
     FilterPlugin,
@@ -36,6 +37,7 @@ from extender.engine.framework import (
 )
 from extender.engine.profile import Profile
 from extender.engine.registry import lookup
+from extender.kube.resources import resize_deferred
 
 # (plugin, extension point, seconds) -> None; the service wires this to its metrics.
 PluginTimer = Callable[[str, str, float], None]
@@ -44,6 +46,22 @@ PluginTimer = Callable[[str, str, float], None]
 # pkg/scheduler/schedule_one.go): observing a histogram around every plugin call of every request costs, on
 # a few hundred nodes, a good share of what the plugins themselves cost.
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
+
+
+def _narrowed_to_nothing(state: CycleState) -> Status | None:
+    """RunPreFilterPlugins merging PreFilterResults: when the node sets the plugins so far narrowed the cycle to
+    have nothing in common, the pod is UnschedulableAndUnresolvable everywhere (the plugins named in sorted
+    order: upstream's sets.List)."""
+    names: frozenset[str] | None = None
+    for narrowed in state.prefilter_nodes.values():
+        names = narrowed if names is None else names & narrowed
+    if names is None or names:
+        return None
+    plugins = sorted(state.prefilter_nodes)
+    if len(plugins) == 1:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin {plugins[0]}")
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                  f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
 
 
 class FilterResult:
@@ -107,11 +125,12 @@ class Framework:
     def __init__(self, profile: Profile, timer: PluginTimer | None = None) -> None:
         self.profile = profile
         self.name = profile.name
+        self.release = profile.release  # the kube-scheduler release (minor, feature gates) it follows
         instances: dict[str, Any] = {}
 
         def instance(name: str) -> Any:
             if name not in instances:
-                instances[name] = lookup(name)(profile.args.get(name))
+                instances[name] = lookup(name, profile.release).build(profile.args.get(name), profile.release)
             return instances[name]
 
         self.filter_plugins: list[FilterPlugin] = [instance(n) for n in profile.filters]
@@ -125,6 +144,12 @@ class Framework:
                                       [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins)])
         self.timer = timer
         self.plugin_metrics_percent = PLUGIN_METRICS_SAMPLE_PERCENT
+        self.deferred_resize_gate = profile.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
+
+    def _resize_deferred(self, pod: PodRecord) -> bool:
+        """Whether the pod's in-place resize is deferred and this release treats such pods apart (v1.37 with
+        InPlacePodVerticalScalingSchedulerPreemption): plugins marked ``skips_deferred_resize`` then skip it."""
+        return self.deferred_resize_gate and resize_deferred(pod.raw)
 
     def _timer(self, state: CycleState) -> PluginTimer | None:
         """The plugin timer if this request's cycle is one of those sampled (decided once per cycle)."""
@@ -161,8 +186,12 @@ class Framework:
         others still run (PostFilter reads their state), and the last such rejection is returned.
         """
         timer = self._timer(state)
+        deferred = self._resize_deferred(pod)
         rejected: Status | None = None
         for plugin in self.filter_plugins:
+            if deferred and plugin.skips_deferred_resize:
+                state.skip_filter.add(plugin.name)
+                continue
             started = time.perf_counter()
             try:
                 status = plugin.pre_filter(state, pod, nodes)
@@ -172,6 +201,8 @@ class Framework:
                 if timer is not None:
                     timer(plugin.name, "PreFilter", time.perf_counter() - started)
             if status is None:
+                if plugin.name in state.prefilter_nodes and (rejection := _narrowed_to_nothing(state)) is not None:
+                    return rejection.with_plugin(plugin.name)
                 continue
             if status.code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
@@ -435,16 +466,23 @@ class Framework:
         """Every plugin's verdict on every node, then scores of the feasible nodes (the oracle's shape)."""
         out: dict[str, Any] = {"prefilter": {}, "nodes": {}}
         prefilter: dict[str, Any] = out["prefilter"]
+        deferred = self._resize_deferred(pod)
         rejected = False
         for plugin in self.filter_plugins:
             try:
-                status = plugin.pre_filter(state, pod, nodes)
+                status = SKIP if deferred and plugin.skips_deferred_resize else plugin.pre_filter(state, pod, nodes)
             except Exception as err:
                 status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {err}')
             code = Code.SUCCESS if status is None else status.code
             if status is not None and code == Code.ERROR and not status.message.startswith("running PreFilter"):
                 status = Status(Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}')
             prefilter[plugin.name] = {"code": code.label, "reasons": list(status.reasons) if status else []}
+            if code == Code.SUCCESS and plugin.name in state.prefilter_nodes:
+                rejection = _narrowed_to_nothing(state)
+                if rejection is not None:  # every plugin that narrowed the cycle reports the rejection
+                    for name in state.prefilter_nodes:
+                        prefilter[name] = {"code": rejection.code.label, "reasons": list(rejection.reasons)}
+                    code = rejection.code
             if code == Code.SKIP:
                 state.skip_filter.add(plugin.name)
             elif code == Code.UNSCHEDULABLE:

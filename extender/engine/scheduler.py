@@ -31,6 +31,7 @@ from extender.engine.preemption import Candidate, process_preemption
 from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
 from extender.engine.sent_nodes import SentNode, SentNodeError
+from extender.kube.release import Release
 from extender.memo import BoundedMemo
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
@@ -157,6 +158,24 @@ class Scheduler:
         """The framework of a profile; KeyError if there is none of that name."""
         return self.frameworks[profile or self.default_profile]
 
+    @property
+    def release(self) -> Release:
+        """The kube-scheduler release the profiles follow (they are built for one release together)."""
+        return self.frameworks[self.default_profile].release
+
+    def use_frameworks(self, frameworks: Sequence[Framework]) -> None:
+        """Replace the profiles' frameworks by ones built for another release (the same profile names), e.g.
+        once the apiserver's version is known. Run where the cache lives (the engine thread in the service), so
+        that no request sees half of each; plugin timers carry over, equivalence caches start empty."""
+        names = [fw.name for fw in frameworks]
+        if sorted(names) != sorted(self.frameworks) or names[0] != self.default_profile:
+            raise ValueError(f"profiles {names} do not match {list(self.frameworks)}")
+        for fw in frameworks:
+            fw.timer = self.frameworks[fw.name].timer
+        self.frameworks = {fw.name: fw for fw in frameworks}
+        if self.equivalence:
+            self.equivalence = {name: EquivalenceCache() for name in self.frameworks}
+
     # ---- inputs --------------------------------------------------------------------------------
     def pod_record(self, raw: Any) -> PodRecord:
         """The incoming pod as a record, remembered for a later bind."""
@@ -171,7 +190,7 @@ class Scheduler:
             self.recent.remember(held)  # the same version: only marks it recently seen, for the bind
             return held
         try:
-            pod = PodRecord(raw)
+            pod = PodRecord(raw, minor=self.cache.release.minor)
         except RecordError as err:
             raise RequestError(f"Pod: {err}") from err
         self.recent.remember(pod)

@@ -92,6 +92,7 @@ class SimulationResult:
     placements: list[Placement] = field(default_factory=list)
     before: dict[str, dict[str, Any]] = field(default_factory=dict)
     after: dict[str, dict[str, Any]] = field(default_factory=dict)
+    kubernetes: dict[str, Any] = field(default_factory=dict)  # the kube-scheduler release followed (describe())
 
     @property
     def scheduled(self) -> list[Placement]:
@@ -115,6 +116,7 @@ class SimulationResult:
                                **({"preemptedBy": p.preempted_by} if p.preempted_by else {})}
                               for p in self.unschedulable],
             "utilization": {"before": self.before, "after": self.after},
+            "kubernetes": self.kubernetes,
         }
 
 
@@ -239,7 +241,8 @@ class Simulator:
         meta = raw_pod.get("metadata") or {}
         label = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
         try:
-            pod = PodRecord(admitted(raw_pod, self.cache.snapshot().objects.get("PriorityClass", {})))
+            pod = PodRecord(admitted(raw_pod, self.cache.snapshot().objects.get("PriorityClass", {})),
+                            minor=self.framework.release.minor)
         except PriorityError as err:
             return Placement(label, message=f"refused by the Priority admission plugin: {err}")
         except RecordError as err:
@@ -264,7 +267,7 @@ class Simulator:
                     self._evicted(action, label)
             nominated = cycle.post_filter.nominated_node if cycle.post_filter is not None else None
             if nominated is not None:  # the pod's status.nominatedNodeName, as kube-scheduler sets it
-                pod = PodRecord(with_nomination(pod.raw, nominated))
+                pod = PodRecord(with_nomination(pod.raw, nominated), minor=self.framework.release.minor)
         return placement
 
     def _evicted(self, evict: Evict, preemptor: str) -> None:
@@ -300,7 +303,7 @@ class Simulator:
     def run(self, pods: Sequence[Mapping[str, Any]],
             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
         """Place every pod in order; ``progress(done, total)`` is called after each."""
-        result = SimulationResult(before=utilization(self.cache))
+        result = SimulationResult(before=utilization(self.cache), kubernetes=self.framework.release.describe())
         for i, raw in enumerate(pods):
             result.placements.append(self.place(_identified(raw, i)))
             if progress is not None:

@@ -296,3 +296,65 @@ def value(quantity: Fraction | int) -> int:
     ``1500m`` gives 2 and ``-1500m`` gives -2.  The result saturates at the int64 limits.
     """
     return _scaled_away_from_zero(quantity, 1)
+
+
+#: ``resource.Format`` values.
+BINARY_SI: Final = "BinarySI"
+DECIMAL_SI: Final = "DecimalSI"
+DECIMAL_EXPONENT: Final = "DecimalExponent"
+
+_DECIMAL_SUFFIX_BY_EXPONENT: Final = {exponent: suffix for suffix, exponent in _DECIMAL_SUFFIXES.items()}
+_BINARY_SUFFIX_BY_EXPONENT: Final = {exponent: suffix for suffix, exponent in _BINARY_SUFFIXES.items()}
+
+
+def quantity_format(text: str) -> str:
+    """The ``resource.Format`` upstream's parser gives a quantity written as ``text`` (a valid quantity):
+    BinarySI for a binary suffix, DecimalExponent for an ``e``/``E`` exponent, DecimalSI otherwise."""
+    if not text:
+        return DECIMAL_SI
+    _, _, _, suffix = _scan(text)
+    if suffix in _BINARY_SUFFIXES:
+        return BINARY_SI
+    if len(suffix) > 1 and suffix[0] in "eE":
+        return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def canonical_string(quantity: Fraction | int, fmt: str) -> str:
+    """``Quantity.String()`` of a quantity with this value and format, as ``resource.NewQuantity`` (whole numbers)
+    or ``resource.NewMilliQuantity`` build it (quantity.go CanonicalizeBytes; values with a finite decimal
+    expansion).
+
+    BinarySI prints in powers of 1024 unless the value is within (-1024, 1024) or not whole, which print as
+    DecimalSI; DecimalSI and DecimalExponent print the digits without trailing zeros and an exponent that is a
+    multiple of three, as a suffix (``k``, ``M``, ``m``...) or as ``e<n>``.
+    """
+    quantity = Fraction(quantity)
+    if quantity == 0:
+        return "0"
+    if fmt == BINARY_SI:
+        if -1024 < quantity < 1024 or quantity.denominator != 1:
+            fmt = DECIMAL_SI
+        else:
+            number, exponent = int(quantity), 0
+            while number % 1024 == 0 and exponent < 60:
+                number //= 1024
+                exponent += 10
+            return f"{number}{_BINARY_SUFFIX_BY_EXPONENT.get(exponent, '')}"
+    exponent = 0
+    while quantity.denominator != 1:
+        quantity *= 10
+        exponent -= 1
+    number = int(quantity)
+    while number % 10 == 0:
+        number //= 10
+        exponent += 1
+    # Go's exponent % 3 keeps the sign: 1 and -2 take one digit back, 2 and -1 two.
+    if exponent % 3 == 1:
+        number, exponent = number * 10, exponent - 1
+    elif exponent % 3 == 2:
+        number, exponent = number * 100, exponent - 2
+    if fmt == DECIMAL_EXPONENT:
+        return f"{number}e{exponent}" if exponent else str(number)
+    suffix = _DECIMAL_SUFFIX_BY_EXPONENT.get(exponent)
+    return f"{number}{suffix}" if suffix is not None else f"{number}e{exponent}"

@@ -36,10 +36,18 @@ written by hand usually do not, so the functions here apply them (idempotently) 
 objects, which is what ``apply_defaults=False`` reproduces.
 
 **Status resources.**  kube-scheduler counts *assigned* pods with ``UseStatusResources``
-(feature InPlacePodVerticalScaling, GA): per resource the maximum of the spec, the
-allocated (``status.containerStatuses[].allocatedResources``) and the actuated
-(``status.containerStatuses[].resources.requests``) totals, or only the last two while a
-resize is infeasible.  Pass ``use_status_resources=True`` for pods already bound to a node.
+(feature InPlacePodVerticalScaling, GA).  Pass ``use_status_resources=True`` for pods already
+bound to a node.  The two supported releases count them differently (``minor``):
+
+* v1.37 (component-helpers v0.37.2 ``AggregateContainerRequests``): per resource the maximum
+  of three pod totals, the spec, the allocated (``status.containerStatuses[].allocatedResources``,
+  else the spec) and the actuated (``status.containerStatuses[].resources.requests``, else the
+  allocated, else the spec) totals, every container and init container taking part; while a
+  resize is infeasible the spec falls out of all three;
+* v1.36 (component-helpers v0.36.3 ``determineEffectiveRequests``): container by container, the
+  per-resource maximum of its spec, actuated and allocated requests (only the last two while
+  infeasible), for a regular or restartable init container whose status has ``resources``; the
+  totals are then summed as for the spec.
 The alpha gates InPlacePodLevelResourcesVerticalScaling and DRANodeAllocatableResources are
 off in kube-scheduler's defaults and are not modelled.
 """
@@ -67,6 +75,7 @@ __all__ = [
     "non_zero_requests",
     "pod_limits",
     "pod_requests",
+    "resize_deferred",
     "scheduler_units",
 ]
 
@@ -125,6 +134,7 @@ class _ContainerStatus:
     allocated: ResourceList | None
     actual_requests: ResourceList | None
     actual_limits: ResourceList | None
+    has_resources: bool = False  # ``resources`` is present (v1.36 reads the status only then)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +243,7 @@ def _parse_statuses(status: Mapping[str, Any]) -> tuple[dict[str, _ContainerStat
                 actual_limits=None
                 if actual is None
                 else _resource_list(actual.get("limits"), f"{path}.resources.limits"),
+                has_resources=actual is not None,
             )
             statuses.setdefault(name, parsed)
     infeasible = False
@@ -382,8 +393,13 @@ def _with_non_missing(resources: Mapping[str, Fraction] | None, non_missing: Map
     return result
 
 
-def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] | None) -> ResourceList:
-    """Upstream ``aggregateContainerResourcesByFn``: containers summed, init containers as peaks."""
+def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] | None,
+               *, sidecar_statuses_only: bool = False) -> ResourceList:
+    """Upstream ``aggregateContainerResourcesByFn``: containers summed, init containers as peaks.
+
+    ``sidecar_statuses_only``: an init container's status is passed to ``getter`` only when it is a sidecar
+    (restartable), as v0.36.3's ``AggregateContainerRequests`` reads them.
+    """
     infeasible = pod.resize_infeasible
     statuses = pod.statuses
     result: ResourceList = {}
@@ -395,7 +411,8 @@ def _aggregate(pod: _Pod, getter: _Getter, non_missing: Mapping[str, Fraction] |
     sidecars: ResourceList = {}
     init_peak: ResourceList = {}
     for container in pod.init_containers:
-        resources = getter(container, statuses.get(container.name), infeasible)
+        status = None if sidecar_statuses_only and not container.restartable else statuses.get(container.name)
+        resources = getter(container, status, infeasible)
         if non_missing:
             resources = _with_non_missing(resources, non_missing)
         if container.restartable:
@@ -419,8 +436,29 @@ def _maximum(first: Mapping[str, Fraction] | None, *others: Mapping[str, Fractio
     return result
 
 
-def _container_requests(pod: _Pod, non_missing: Mapping[str, Fraction] | None, use_status: bool) -> ResourceList:
+def _effective_requests_v136(
+    container: _Container, status: _ContainerStatus | None, infeasible: bool
+) -> ResourceList | None:
+    """v0.36.3 ``determineEffectiveRequests`` for one container: its spec, or (when its status has
+    ``resources``) the per-resource maximum of spec, actuated and allocated (not the spec while infeasible)."""
+    if status is None or not status.has_resources:
+        return container.requests
+    if infeasible:
+        return _maximum(status.actual_requests, status.allocated)
+    return _maximum(container.requests, status.actual_requests, status.allocated)
+
+
+def _container_requests_v136(pod: _Pod, non_missing: Mapping[str, Fraction] | None) -> ResourceList:
+    """v0.36.3 ``AggregateContainerRequests`` with UseStatusResources: the status is read container by container
+    (for init containers only restartable ones), defaults for missing requests applied after it."""
+    return _aggregate(pod, _effective_requests_v136, non_missing, sidecar_statuses_only=True)
+
+
+def _container_requests(pod: _Pod, non_missing: Mapping[str, Fraction] | None, use_status: bool,
+                        minor: int = 37) -> ResourceList:
     """Upstream ``AggregateContainerRequests`` (without the pod-level status and DRA gates)."""
+    if use_status and minor < 37:
+        return _container_requests_v136(pod, non_missing)
     spec = _aggregate(pod, _spec_requests, non_missing)
     if not use_status:
         return spec
@@ -465,9 +503,10 @@ def _requests(
     pod_level: bool,
     use_status: bool,
     exclude_overhead: bool,
+    minor: int = 37,
 ) -> ResourceList:
     """Upstream ``PodRequests`` on a parsed pod."""
-    result = _container_requests(pod, non_missing, use_status)
+    result = _container_requests(pod, non_missing, use_status, minor)
     if pod_level and _pod_level_requests_set(pod):
         _apply_pod_level(result, pod.pod_requests)
     if not exclude_overhead:
@@ -478,6 +517,18 @@ def _requests(
 # ------------------------------------------------------------------------ public API
 
 
+def resize_deferred(pod: Mapping[str, Any]) -> bool:
+    """Upstream ``IsPodResizeDeferred`` (component-helpers v0.37.2): the pod's first PodResizePending condition
+    has reason Deferred (an in-place resize the node cannot take yet)."""
+    status = pod.get("status")
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    for condition in conditions if isinstance(conditions, list) else ():
+        if isinstance(condition, Mapping) and condition.get("type") == _POD_RESIZE_PENDING:
+            return condition.get("reason") == "Deferred"
+    return False
+
+
+
 def pod_requests(
     pod: Mapping[str, Any],
     *,
@@ -486,6 +537,7 @@ def pod_requests(
     use_status_resources: bool = False,
     exclude_overhead: bool = False,
     apply_defaults: bool = True,
+    minor: int = 37,
 ) -> dict[str, Fraction]:
     """Return the pod's effective requests per resource, exactly as upstream ``PodRequests``.
 
@@ -493,14 +545,15 @@ def pod_requests(
     does not request (an explicit 0 is kept), as kube-scheduler does for
     ``NonZeroRequested`` with :data:`NON_ZERO_DEFAULTS`.  ``pod_level_resources`` is the
     PodLevelResources feature gate.  ``use_status_resources`` counts resized containers as
-    kube-scheduler counts assigned pods.  ``exclude_overhead`` leaves ``spec.overhead``
-    out.  ``apply_defaults`` applies the apiserver's request defaulting first (see the
-    module docstring).  Raises :class:`ResourceError` naming the field on malformed input.
+    kube-scheduler counts assigned pods, the way release 1.<``minor``> does.  ``exclude_overhead``
+    leaves ``spec.overhead`` out.  ``apply_defaults`` applies the apiserver's request defaulting
+    first (see the module docstring).  Raises :class:`ResourceError` naming the field on
+    malformed input.
     """
     parsed = _parse_pod(
         pod, apply_defaults=apply_defaults, pod_level=pod_level_resources, with_status=use_status_resources
     )
-    return _requests(parsed, non_missing, pod_level_resources, use_status_resources, exclude_overhead)
+    return _requests(parsed, non_missing, pod_level_resources, use_status_resources, exclude_overhead, minor)
 
 
 def pod_limits(
@@ -537,6 +590,7 @@ def non_zero_requests(
     pod_level_resources: bool = True,
     use_status_resources: bool = False,
     apply_defaults: bool = True,
+    minor: int = 37,
 ) -> tuple[int, int]:
     """Return ``(milliCPU, memory bytes)`` as kube-scheduler's ``NonZeroRequested`` counts the pod.
 
@@ -548,14 +602,14 @@ def non_zero_requests(
     parsed = _parse_pod(
         pod, apply_defaults=apply_defaults, pod_level=pod_level_resources, with_status=use_status_resources
     )
-    requests = _requests(parsed, None, pod_level_resources, use_status_resources, False)
+    requests = _requests(parsed, None, pod_level_resources, use_status_resources, False, minor)
     if pod_level_resources and _pod_level_requests_set(parsed):
         non_missing = {key: amount for key, amount in NON_ZERO_DEFAULTS.items() if key not in requests}
     else:
         non_missing = dict(NON_ZERO_DEFAULTS)
     non_zero = requests
     if non_missing:
-        non_zero = _requests(parsed, non_missing, pod_level_resources, use_status_resources, False)
+        non_zero = _requests(parsed, non_missing, pod_level_resources, use_status_resources, False, minor)
     return milli_value(non_zero.get(RESOURCE_CPU, 0)), value(non_zero.get(RESOURCE_MEMORY, 0))
 
 

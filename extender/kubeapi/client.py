@@ -59,9 +59,16 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices", False),
     Resource("ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims", True),
     Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses", False),
+    # resource.k8s.io/v1 from Kubernetes 1.37 (DRADeviceTaintRules GA); 1.36 serves it as v1beta2 behind the gate.
+    Resource("DeviceTaintRule", "/apis/resource.k8s.io/v1/devicetaintrules", False),
     Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets", True),
     Resource("PriorityClass", "/apis/scheduling.k8s.io/v1/priorityclasses", False),
 )}
+
+#: Where a kind lives in an older API version, for releases that serve it only there (see cluster.live).
+BETA_RESOURCES: dict[str, Resource] = {
+    "DeviceTaintRule": Resource("DeviceTaintRule", "/apis/resource.k8s.io/v1beta2/devicetaintrules", False),
+}
 
 
 class ApiError(Exception):
@@ -323,6 +330,10 @@ class KubeClient:
                                          timeout=self._timeout)
         if response.status_code not in (200, 201):
             raise _error(response, response.content)
+
+    async def server_version(self) -> dict[str, Any]:
+        """The apiserver's ``/version`` answer (``major``, ``minor``, ``gitVersion``, ...)."""
+        return await self.get("/version")
 
     async def get_pod(self, namespace: str, name: str) -> dict[str, Any] | None:
         """A pod, or None if it does not exist."""

@@ -22,7 +22,7 @@ import orjson
 from extender.cluster.dump import DumpError
 from extender.plan.base import BaseCluster, base_from_dump, base_from_live
 from extender.plan.engines import ENGINES, EngineError, make_engine
-from extender.plan.evaluate import PlanContext, check_variant, pods_to_place
+from extender.plan.evaluate import PlanContext, check_variant, pods_to_place, variant_release
 from extender.plan.planfile import PlanError, load_plan
 from extender.plan.progress import ProgressBar
 from extender.plan.report import render_json, render_table
@@ -71,7 +71,11 @@ def export_variant(context: PlanContext, name: str, folder: Path) -> str:
     (folder / "pods.json").write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List",
                                                      "items": pods_to_place(context.workload, changes)}))
     spec = profile_spec(context.profile, variant, name)
-    config: dict[str, Any] = {"profiles": [spec]}
+    # The variant's release named outright, so that simulate follows it whatever the exported dump records.
+    chosen = variant_release(context, variant)
+    config: dict[str, Any] = {"kubernetesVersion": chosen.name, "profiles": [spec]}
+    if chosen.gates.overrides:
+        config["featureGates"] = dict(chosen.gates.overrides)
     if context.imports:
         config["imports"] = [str(Path(context.imports_base or ".") / m) if m.endswith(".py") else m
                              for m in context.imports]

@@ -7,7 +7,7 @@ A plan is one YAML (or JSON) document; relative paths in it are read from the pl
     config: scheduler.yaml                    # the extender's configuration (profiles); default: defaults
     profile: default-scheduler                # which of its profiles (default: the first)
     seed: 1                                   # ties among top-scoring nodes are broken by this seed
-    kubernetesVersion: "1.36"                 # the engine's version ("1.36", "1.37", "auto")
+    kubernetesVersion: "1.36"                 # kube-scheduler release ("1.36", "1.37"; "auto": the cluster's)
     percentageOfNodesToScore: 0               # default: every node is filtered and scored
     zoneLabel: topology.kubernetes.io/zone    # what "a zone" is
     workload:                                 # pods to place, in order

@@ -17,7 +17,7 @@ from typing import Any
 from extender.cluster.dump import DumpError, load_yaml_file
 from extender.plan.base import BaseCluster
 from extender.plan.engines import Engine
-from extender.plan.evaluate import PlanContext, Task, check_variant
+from extender.plan.evaluate import PlanContext, ReleaseSettings, Task, check_variant
 from extender.plan.multicluster import MultiClusterResult, run_multicluster
 from extender.plan.planfile import Plan, PlanError
 from extender.plan.results import VariantResult
@@ -54,20 +54,23 @@ class PlanResult:
         }
 
 
-def scheduler_profile(config: str | None, name: str | None) -> tuple[dict[str, Any], tuple[str, ...], str | None]:
+def scheduler_profile(config: str | None, name: str | None
+                      ) -> tuple[dict[str, Any], tuple[str, ...], str | None, ReleaseSettings]:
     """The chosen profile of a configuration file in KubeSchedulerConfiguration shape, with the file's
-    imports and folder (no file: upstream's default profile)."""
+    imports, folder, kubernetesVersion and feature gates (no file: upstream's default profile, auto)."""
     from extender.config import ConfigError, load_config
 
     try:
-        load_config(config)  # validates the file (imports, every profile) with the service's own messages
+        # Validates the file (imports, every profile, version and gates) with the service's own messages.
+        loaded = load_config(config)
     except (ConfigError, ValueError) as err:
         raise PlanError(f"config: {err}") from err
+    settings = ReleaseSettings(loaded.kubernetes_version, dict(loaded.feature_gates))
     if config is None:
         if name not in (None, "default-scheduler"):
             raise PlanError(f"profile: no profile named {name!r} without a config file; "
                             "profiles: ['default-scheduler']")
-        return {}, (), None
+        return {}, (), None, settings
     try:
         doc = load_yaml_file(Path(config))
     except DumpError as err:
@@ -78,14 +81,14 @@ def scheduler_profile(config: str | None, name: str | None) -> tuple[dict[str, A
     chosen = names[0] if name is None else name
     if chosen not in names:
         raise PlanError(f"profile: no profile named {chosen!r} in {config}; profiles: {names}")
-    return dict(specs[names.index(chosen)]), tuple(doc.get("imports") or ()), str(Path(config).parent)
+    return dict(specs[names.index(chosen)]), tuple(doc.get("imports") or ()), str(Path(config).parent), settings
 
 
 def build_context(plan: Plan, base: BaseCluster) -> PlanContext:
     """The context every worker receives (the workload expanded against the base cluster's objects)."""
-    profile, imports, imports_base = scheduler_profile(plan.config, plan.profile)
+    profile, imports, imports_base, settings = scheduler_profile(plan.config, plan.profile)
     workload = expand_workload(plan.workload, base.objects)
-    return PlanContext(base, plan, workload, profile, imports, imports_base)
+    return PlanContext(base, plan, workload, profile, imports, imports_base, settings)
 
 
 def check_plan(context: PlanContext) -> None:

@@ -254,7 +254,8 @@ def simulate_replicas(framework: Framework, snapshot: Snapshot, pod: Mapping[str
     name = str(meta.get("name"))
     copies = [{**pod, "metadata": {**meta, "name": f"{name}-{i}", "uid": f"{meta.get('uid')}-{i}"}}
               for i in range(replicas)]
-    result = Simulator(framework, ClusterCache.of_snapshot(snapshot), seed=seed).run(copies).as_dict()
+    cache = ClusterCache.of_snapshot(snapshot, framework.release)
+    result = Simulator(framework, cache, seed=seed).run(copies).as_dict()
     before, after = result["utilization"]["before"], result["utilization"]["after"]
     changed = sorted(n for n in after if after[n] != before.get(n))
     result["utilization"] = {"before": {n: before[n] for n in changed if n in before},

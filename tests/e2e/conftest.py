@@ -1,6 +1,10 @@
 """Fixtures for the end-to-end tests: a real etcd + kube-apiserver per session,
 a kube-scheduler and our extender service per test.
 
+Every test runs against each pinned release (``k8s_version``: v1.36.3 and v1.37.2; EXTENDER_E2E_VERSIONS
+narrows it, e.g. "1.37"), one control plane per release; our extender is started on a dump that records that
+release's version, so it follows the same release.
+
 Where Go is missing the tests skip with a message saying how to enable them;
 with CI=true they fail instead. The binaries are built on first use by
 tests/k8s/build (its output goes to ``<workdir>/build.log``). Each process's
@@ -38,6 +42,7 @@ from controlplane import (
     StartScheduler,
     TestCluster,
     build_binaries,
+    e2e_versions,
     extender_cli_present,
     scheduler_configuration,
     unavailable,
@@ -66,11 +71,17 @@ def e2e_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("e2e")
 
 
+@pytest.fixture(scope="session", params=e2e_versions())
+def k8s_version(request: pytest.FixtureRequest) -> str:
+    """The release the test runs against ("1.36", "1.37"): each test runs once per release."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
-def k8s_bin(e2e_workdir: Path) -> Path:
-    """The directory with etcd, kube-apiserver, kube-scheduler and wirecheck (built if needed)."""
+def k8s_bin(e2e_workdir: Path, k8s_version: str) -> Path:
+    """The directory with etcd, kube-apiserver, kube-scheduler and wirecheck of the release (built if needed)."""
     try:
-        return build_binaries(e2e_workdir / "build.log")
+        return build_binaries(e2e_workdir / "build.log", k8s_version)
     except ControlPlaneUnavailable as exc:
         unavailable(str(exc))
 
@@ -82,9 +93,9 @@ def wirecheck(k8s_bin: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def control_plane(k8s_bin: Path, e2e_workdir: Path) -> Iterator[ControlPlane]:
-    """etcd + kube-apiserver for the whole session."""
-    cp = ControlPlane(k8s_bin, e2e_workdir / "controlplane")
+def control_plane(k8s_bin: Path, e2e_workdir: Path, k8s_version: str) -> Iterator[ControlPlane]:
+    """etcd + kube-apiserver of the release, for every test of that release."""
+    cp = ControlPlane(k8s_bin, e2e_workdir / f"controlplane-{k8s_version}", k8s_version)
     try:
         cp.start()
         client = cp.client()
@@ -153,18 +164,19 @@ def start_scheduler(control_plane: ControlPlane, cluster: TestCluster, tmp_path:
 
 
 @pytest.fixture
-def start_extender(tmp_path: Path) -> Iterator[StartExtender]:
+def start_extender(tmp_path: Path, k8s_version: str) -> Iterator[StartExtender]:
     """Factory: ``start_extender(items, config=None)`` runs our service on a dump of ``items``.
 
     ``config`` is our service's YAML config (KubeSchedulerConfiguration-shaped
-    profiles) as a dict. Returns the running service; its ``url`` is the urlPrefix.
+    profiles) as a dict. The dump records the release under test, which the service then follows
+    (kubernetesVersion auto). Returns the running service; its ``url`` is the urlPrefix.
     """
     if not extender_cli_present():
         unavailable("extender/cli.py does not exist yet: the service cannot be started")
     services: list[ExtenderService] = []
 
     def start(items: Iterable[Obj], config: Obj | None = None) -> ExtenderService:
-        dump = write_dump(tmp_path / f"extender-cluster-{len(services)}.json", items)
+        dump = write_dump(tmp_path / f"extender-cluster-{len(services)}.json", items, k8s_version)
         svc = ExtenderService(tmp_path, dump, config)
         services.append(svc)
         return svc.start()

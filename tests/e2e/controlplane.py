@@ -1,7 +1,7 @@
 """A real Kubernetes control plane for end-to-end tests.
 
-Starts etcd, kube-apiserver and kube-scheduler built by ``tests/k8s/build`` (one
-pinned release), plus our extender service, each as a child process on loopback
+Starts etcd, kube-apiserver and kube-scheduler built by ``tests/k8s/build`` (one of
+the pinned releases, ``K8S_VERSIONS``), plus our extender service, each as a child process on loopback
 with free ports and its output kept in a log file. Also a small apiserver client
 (httpx with a static admin token) with the helpers the tests need: nodes with
 status, pods, waiting for placement, events.
@@ -34,13 +34,32 @@ import httpx
 import pytest
 import yaml
 
+_TESTS = Path(__file__).resolve().parents[1]  # tests/: release_env (also when run as a script)
+if str(_TESTS) not in sys.path:
+    sys.path.append(str(_TESTS))
+from release_env import versions_from_env  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO / "tests" / "k8s" / "build"
-K8S_VERSION = "v1.36.3"
+# The releases the e2e tests run against, by the engine's kubernetesVersion; EXTENDER_E2E_VERSIONS narrows them.
+K8S_VERSIONS = {"1.36": "v1.36.3", "1.37": "v1.37.2"}
+K8S_VERSION = K8S_VERSIONS["1.36"]
 HOW_TO_ENABLE = (
-    "install Go >= 1.26 (https://go.dev/dl/) and run tests/k8s/build "
-    "(builds etcd, kube-apiserver and kube-scheduler " + K8S_VERSION + " from Go modules)"
+    "install Go >= 1.26 (https://go.dev/dl/) and run tests/k8s/build --version <v> "
+    "(builds etcd, kube-apiserver and kube-scheduler " + " and ".join(K8S_VERSIONS.values()) + " from Go modules)"
 )
+
+
+def e2e_versions() -> list[str]:
+    """The releases to run against: EXTENDER_E2E_VERSIONS (e.g. "1.37"), else every pinned one."""
+    return versions_from_env("EXTENDER_E2E_VERSIONS", K8S_VERSIONS)
+
+
+def version_document(version: str) -> Obj:
+    """The apiserver's /version answer for a pinned release (what a dump records, see extender.cluster.dump)."""
+    tag = K8S_VERSIONS[version]
+    return {"major": "1", "minor": version.split(".")[1], "gitVersion": tag, "gitTreeState": "clean",
+            "platform": "linux/amd64"}
 
 Obj = dict[str, Any]
 
@@ -66,8 +85,8 @@ class ControlPlaneError(RuntimeError):
 # --------------------------------------------------------------------------- build
 
 
-def build_binaries(log_path: Path) -> Path:
-    """Run tests/k8s/build (a no-op when up to date) and return the bin directory.
+def build_binaries(log_path: Path, version: str = "1.36") -> Path:
+    """Run tests/k8s/build for a release (a no-op when up to date) and return the bin directory.
 
     The script's whole output goes to ``log_path``. Raises ControlPlaneUnavailable
     when Go is missing and ControlPlaneError when the build fails.
@@ -76,10 +95,11 @@ def build_binaries(log_path: Path) -> Path:
         raise ControlPlaneUnavailable("go not found on PATH: " + HOW_TO_ENABLE)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
-        log.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {BUILD_SCRIPT}\n".encode())
+        log.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {BUILD_SCRIPT} --version {version}\n".encode())
         log.flush()
         proc = subprocess.run(
-            [str(BUILD_SCRIPT)], stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, check=False
+            [str(BUILD_SCRIPT), "--version", K8S_VERSIONS[version]], stdout=subprocess.PIPE, stderr=log,
+            stdin=subprocess.DEVNULL, check=False
         )
         log.write(proc.stdout)
     if proc.returncode != 0:
@@ -249,9 +269,10 @@ def _write_rsa_key(path: Path) -> None:
 class ControlPlane:
     """etcd plus kube-apiserver on loopback, with a static system:masters token."""
 
-    def __init__(self, bin_dir: Path, workdir: Path) -> None:
+    def __init__(self, bin_dir: Path, workdir: Path, version: str = "1.36") -> None:
         self.bin_dir = bin_dir
         self.workdir = workdir
+        self.version = version  # the release its binaries are ("1.36", "1.37")
         self.token = secrets.token_hex(16)
         self.etcd: ManagedProcess | None = None
         self.apiserver: ManagedProcess | None = None
@@ -734,11 +755,21 @@ def extender_cli_present() -> bool:
     return (REPO / "extender" / "cli.py").is_file() or (REPO / "extender" / "cli").is_dir()
 
 
-def write_dump(path: Path, items: Iterable[Obj]) -> Path:
-    """Write a v1 List of objects (Nodes, Pods, ...) as our service's ``--cluster`` dump."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": list(items)}, indent=1))
-    return path
+def write_dump(path: Path, items: Iterable[Obj], version: str | None = None) -> Path:
+    """Write a v1 List of objects (Nodes, Pods, ...) as our service's ``--cluster`` dump.
+
+    With ``version`` ("1.36", "1.37") the dump records its cluster's version as the README says to: a directory
+    holding the List and the apiserver's /version answer (``version.json``); the directory is returned."""
+    listing = json.dumps({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": list(items)}, indent=1)
+    if version is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(listing)
+        return path
+    folder = path.with_suffix("")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cluster.json").write_text(listing)
+    (folder / "version.json").write_text(json.dumps(version_document(version)))
+    return folder
 
 
 @dataclass
@@ -842,10 +873,10 @@ StartExtender = Callable[..., ExtenderService]
 
 
 @contextlib.contextmanager
-def running_control_plane(workdir: Path) -> Iterator[ControlPlane]:
-    """Build (if needed) and run etcd + kube-apiserver for the duration of the block."""
-    bin_dir = build_binaries(workdir / "build.log")
-    cp = ControlPlane(bin_dir, workdir)
+def running_control_plane(workdir: Path, version: str = "1.36") -> Iterator[ControlPlane]:
+    """Build (if needed) and run etcd + kube-apiserver of a release for the duration of the block."""
+    bin_dir = build_binaries(workdir / "build.log", version)
+    cp = ControlPlane(bin_dir, workdir, version)
     try:
         cp.start()
         yield cp

@@ -38,11 +38,13 @@ from scenario_cluster import Loaded, clear, load, ungate, wait_for, watch_pod  #
 from scenarios import Features, generate  # noqa: E402
 
 from extender.cluster.cache import ClusterCache  # noqa: E402
+from extender.cluster.live import watched_kinds  # noqa: E402
 from extender.cluster.oneshot import read_cluster  # noqa: E402
 from extender.config import load_config  # noqa: E402
 from extender.engine.explain import cycle_errors, explain_found  # noqa: E402
 from extender.engine.runtime import Framework  # noqa: E402
 from extender.engine.simulate import Simulator  # noqa: E402
+from extender.kube.release import release  # noqa: E402
 from extender.kubeapi import config as kubeconfig  # noqa: E402
 
 SETTLE_SECONDS = 0.5  # for kube-scheduler's informers to see the scenario before the gate is lifted
@@ -97,13 +99,15 @@ class Runner:
         self.scheduler = scheduler
         self.features = feats or features()
         config = load_config(None)
-        self.frameworks = {p.name: Framework(p) for p in config.profiles}
+        # The control plane's release, as `extender explain --kubeconfig` follows it (kubernetesVersion auto).
+        self.release = release(int(control_plane.version.split(".")[1]))
+        self.frameworks = {p.name: Framework(p) for p in config.profiles_for(self.release)}
         self.default = config.profiles[0].name
         self.cluster_config = kubeconfig.load(str(control_plane.kubeconfig), None)
 
     def run(self, seed: int) -> Compared:
         """Make the seed's scenario real, explain it, let kube-scheduler schedule it, compare."""
-        return self.run_scenario(seed, generate(seed, self.features))
+        return self.run_scenario(seed, generate(seed, self.features, self.cp.version))
 
     def run_scenario(self, seed: int, scenario: Mapping[str, Any]) -> Compared:
         """The same for a scenario in the generator's shape (``{"objects", "pod"}``)."""
@@ -125,8 +129,9 @@ class Runner:
 
     def explain(self, loaded: Loaded) -> tuple[dict[str, Any], str]:
         """Explain the pod as ``extender explain NAME`` does, and where ``simulate`` places it."""
-        cache = ClusterCache(assumed_ttl_seconds=0)
-        raw = read_cluster(self.cluster_config, cache, (loaded.namespace, loaded.pod_name))
+        cache = ClusterCache(assumed_ttl_seconds=0, release=self.release)
+        raw = read_cluster(self.cluster_config, cache, (loaded.namespace, loaded.pod_name),
+                           kinds_for_version=lambda _version: watched_kinds(self.release))
         assert raw is not None
         pod = {**raw, "spec": {k: v for k, v in raw["spec"].items() if k != "schedulingGates"}}
         result = explain_found(self.frameworks, self.default, cache.snapshot(), pod)

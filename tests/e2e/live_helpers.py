@@ -44,15 +44,34 @@ from prometheus_client.parser import text_string_to_metric_families
 from extender.cluster.cache import ClusterCache
 from extender.cluster.dra_objects import DRA_KINDS
 from extender.cluster.keys import object_key
-from extender.cluster.live import WATCHED_KINDS, LiveSource
+from extender.cluster.live import LiveSource, resource_of, watched_kinds
 from extender.cluster.reflector import Backoff
+from extender.kube.release import Release, choose, release
 from extender.kubeapi import config as kubeconfig_module
 from extender.kubeapi.client import RESOURCES
 from extender.kubeapi.client import KubeClient as ApiClient
 
 T = TypeVar("T")
 
-OBJECT_KINDS = tuple(k for k in WATCHED_KINDS if k not in ("Node", "Pod"))
+
+
+def apiserver_release(kube: KubeClient) -> Release:
+    """The release a control plane runs (its /version), with upstream's default gates: which kinds its
+    kube-scheduler and our service (kubernetesVersion auto) watch, and at which API version."""
+    return release_of_version(kube.get("/version"))
+
+
+def release_of_version(answer: Mapping[str, Any]) -> Release:
+    """The release kubernetesVersion auto follows for an apiserver's /version answer (default gates)."""
+    return release(choose(None, str(answer.get("gitVersion") or ""), source="apiserver",
+                          reported_minor_field=str(answer.get("minor") or "")).minor)
+
+
+def object_kinds(chosen: Release) -> list[str]:
+    """The kinds other than Node and Pod that a release's live source watches."""
+    return [k for k in watched_kinds(chosen) if k not in ("Node", "Pod")]
+
+
 TERMINAL = ("Succeeded", "Failed")
 
 # Our service's profile in these tests: the node-local plugins only, so that the answers depend on the
@@ -154,8 +173,9 @@ class ClusterView:
 
     @classmethod
     def from_api(cls, kube: KubeClient) -> ClusterView:
-        """A fresh LIST of every watched kind, across namespaces."""
+        """A fresh LIST of every kind the control plane's release watches, across namespaces."""
         view = cls()
+        chosen = apiserver_release(kube)
         for node in kube.get(RESOURCES["Node"].path).get("items") or []:
             name = node["metadata"]["name"]
             view.nodes[name] = _rv(node)
@@ -174,8 +194,8 @@ class ClusterView:
                 requested[node] = (old[0] + cpu, old[1] + mem)
         view.per_node = {n: sorted(uids) for n, uids in per_node.items()}
         view.requested = {n: requested.get(n, (0, 0)) for n in set(per_node) | set(view.nodes)}
-        for kind in OBJECT_KINDS:
-            items = kube.get(RESOURCES[kind].path).get("items") or []
+        for kind in object_kinds(chosen):
+            items = kube.get(resource_of(kind, chosen).path).get("items") or []
             # DRA objects are kept as records without their resourceVersion: compared by key only.
             view.objects[kind] = {object_key(obj, kind): "" if kind in DRA_KINDS else _rv(obj) for obj in items}
         return view
@@ -204,7 +224,7 @@ class ClusterView:
                 view.per_node[name] = sorted(p.uid for p in info.pods)
             view.requested[name] = (info.requested.milli_cpu, info.requested.memory)
         snapshot = cache.snapshot()
-        for kind in OBJECT_KINDS:
+        for kind in object_kinds(cache.release):
             if kind in DRA_KINDS:
                 view.objects[kind] = dict.fromkeys(cache.keys(kind), "")
             else:
@@ -247,7 +267,7 @@ class ClusterView:
                 out.append(f"pods on {node}: {len(b - a)} only in {theirs} {sorted(b - a)[:3]}, "
                            f"{len(a - b)} only in {mine} {sorted(a - b)[:3]}")
         compare("requested", self.requested, other.requested)
-        for kind in OBJECT_KINDS:
+        for kind in sorted(set(self.objects) | set(other.objects)):
             compare(kind, self.objects.get(kind, {}), other.objects.get(kind, {}))
         if self.assumed != other.assumed:
             out.append(f"assumed pods: {mine} {self.assumed} != {theirs} {other.assumed}")
@@ -477,8 +497,11 @@ class InProcessSource:
 
     async def _start(self) -> None:
         client = ApiClient(kubeconfig_module.from_kubeconfig(self.kubeconfig), timeout=10)
+        # As the service does with kubernetesVersion auto: the kinds (and API versions) of the apiserver's release.
+        chosen = release_of_version(await client.server_version())
+        self.cache.follow(chosen)
         self.source = LiveSource(self.cache, client, observer=self.observer,
-                                 min_watch_timeout=self.min_watch_timeout)
+                                 min_watch_timeout=self.min_watch_timeout, release=chosen)
         for reflector in self.source.reflectors:
             reflector.backoff = Backoff(0.1, 1.0)
         await self.source.start()
@@ -878,9 +901,9 @@ def restarts_by_reason(svc: LiveService, reason: str) -> dict[str, float]:
             and ls.get("reason") == reason}
 
 
-def all_kinds() -> list[str]:
-    """Every kind the live source watches, in its order."""
-    return list(WATCHED_KINDS)
+def all_kinds(kube: KubeClient) -> list[str]:
+    """Every kind the live source watches for the control plane's release, in its order."""
+    return list(watched_kinds(apiserver_release(kube)))
 
 
 def churn(kube: KubeClient, burst: Burst, seed: int) -> None:

@@ -1,9 +1,9 @@
 """Record the exact JSON bodies kube-scheduler sends to an extender.
 
-Runs etcd + kube-apiserver + kube-scheduler (tests/k8s/build, the pinned
-release) with a permissive recording extender registered for every verb, drives
+Runs etcd + kube-apiserver + kube-scheduler (tests/k8s/build, one of the pinned
+releases) with a permissive recording extender registered for every verb, drives
 one scenario per nodeCacheCapable setting, and writes the first request of each
-verb to ``tests/fixtures/wire/<verb>-<variant>.json`` byte for byte:
+verb to ``tests/fixtures/wire/<release>/<verb>-<variant>.json`` byte for byte:
 
 - filter-nodenames / prioritize-nodenames / preempt-metavictims (nodeCacheCapable: true)
 - filter-nodes / prioritize-nodes / preempt-victims (nodeCacheCapable: false)
@@ -13,7 +13,7 @@ Scenario, on two nodes of 2 CPUs: a low-priority pod that fits both (filter on 2
 nodes, prioritize, bind), a second low-priority pod that fills the other node,
 then a high-priority pod that fits nowhere (preempt).
 
-Usage: python tests/e2e/record_wire.py [--out DIR] [--workdir DIR]
+Usage: python tests/e2e/record_wire.py [--version 1.36|1.37] [--out DIR] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from controlplane import (
+    K8S_VERSIONS,
     REPO,
     ControlPlane,
     ExtenderConfig,
@@ -36,7 +37,12 @@ from controlplane import (
 )
 from recorder import Recorded, RecordingExtender
 
-WIRE_DIR = REPO / "tests" / "fixtures" / "wire"
+WIRE_ROOT = REPO / "tests" / "fixtures" / "wire"
+
+
+def wire_dir(version: str) -> Path:
+    """Where the requests of a release ("1.36", "1.37") are kept: tests/fixtures/wire/<tag>/."""
+    return WIRE_ROOT / K8S_VERSIONS[version]
 VARIANTS = {True: ("nodenames", "metavictims"), False: ("nodes", "victims")}
 NAMESPACE = "wire"
 
@@ -117,13 +123,16 @@ def record(cp: ControlPlane, workdir: Path, out: Path) -> dict[str, Path]:
 def main() -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=WIRE_DIR, help="where to write the fixtures")
+    parser.add_argument("--version", choices=sorted(K8S_VERSIONS), default="1.36",
+                        help="the kube-scheduler release to record (default 1.36)")
+    parser.add_argument("--out", type=Path, default=None, help="where to write the fixtures "
+                                                               "(default: tests/fixtures/wire/<release>)")
     parser.add_argument("--workdir", type=Path, default=None, help="logs and data (default: a temp dir)")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="record-wire-"))
     print(f"logs in {workdir}", file=sys.stderr)
-    with running_control_plane(workdir) as cp:
-        for name, path in sorted(record(cp, workdir, args.out).items()):
+    with running_control_plane(workdir, args.version) as cp:
+        for name, path in sorted(record(cp, workdir, args.out or wire_dir(args.version)).items()):
             print(f"{name}: {path} ({path.stat().st_size} bytes)")
     return 0
 

@@ -90,6 +90,21 @@ def lagging_with(svc: LiveService, code: str, kinds: list[str]) -> Callable[[], 
     return check
 
 
+def version_unread_with(svc: LiveService, code: str) -> Callable[[], Obj | None]:
+    """A poll check: /readyz is 503 while the service cannot read the apiserver's /version (which it reads
+    before listing any kind, to settle kubernetesVersion auto), the last attempt having failed with ``code``."""
+
+    def check() -> Obj | None:
+        status, body = svc.readyz()
+        pending = body.get("kubernetesVersion") or {}
+        if (status == 503 and body.get("unsynced") == ["(the apiserver's /version)"]
+                and code in str(pending.get("lastError"))):
+            return body
+        return None
+
+    return check
+
+
 def test_cache_equals_apiserver_after_bursts(
     control_plane: ControlPlane,
     kube: KubeClient,
@@ -101,7 +116,8 @@ def test_cache_equals_apiserver_after_bursts(
     """/readyz is 503 and names the lagging kinds until every kind has synced, then 200; after concurrent
     bursts over every kind, both caches equal a fresh LIST (per-node pods and requests, counts, versions).
 
-    The service starts with a token file holding a wrong token (every kind lags, 401), then the file gets
+    The service starts with a token file holding a wrong token (its first read, the apiserver's /version,
+    fails with 401 and no kind is listed before it succeeds), then the file gets
     a service account's token (re-read after a 401) whose role cannot read PVCs and StorageClasses (those
     two lag, 403), then the role is widened while the bursts run.
     """
@@ -109,7 +125,7 @@ def test_cache_equals_apiserver_after_bursts(
     janitor.add("cluster role", lambda: kube.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}"))
     janitor.add("binding", lambda: kube.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{role}"))
     kube.post("/apis/rbac.authorization.k8s.io/v1/clusterroles",
-              {"metadata": {"name": role}, "rules": read_rules([k for k in all_kinds() if k not in LAGGING])})
+              {"metadata": {"name": role}, "rules": read_rules([k for k in all_kinds(kube) if k not in LAGGING])})
     kube.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
               {"metadata": {"name": role},
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
@@ -120,19 +136,19 @@ def test_cache_equals_apiserver_after_bursts(
     svc = live_services.start(write_kubeconfig(tmp_path / "sa.kubeconfig", control_plane.url,
                                                control_plane.ca_file, token_file=token_file))
 
-    body = poll("every kind lagging, failing with 401", lagging_with(svc, "401", all_kinds()), 20)
-    assert body["ready"] is False and body["cache"]["nodes"] == 0, body
+    body = poll("/version unread, failing with 401", version_unread_with(svc, "401"), 20)
+    assert body["ready"] is False and body["cache"]["nodes"] == 0 and body["kinds"] == {}, body
 
     token_file.write_text(token)
     body = poll("only PVCs and StorageClasses lagging, failing with 403", lagging_with(svc, "403", LAGGING), 30)
     assert body["ready"] is False, body
-    assert all(body["kinds"][k]["synced"] for k in all_kinds() if k not in LAGGING), body
+    assert all(body["kinds"][k]["synced"] for k in all_kinds(kube) if k not in LAGGING), body
 
     burst = Burst(prefix="live", ns=cluster.ns)
     register_burst_cleanup(janitor, control_plane.client, burst)
     with InProcessSource(control_plane.kubeconfig) as source:
         kube.merge_patch(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}",
-                         {"rules": read_rules(all_kinds())})
+                         {"rules": read_rules(all_kinds(kube))})
         run_burst(control_plane.client, burst)
         body = svc.wait_ready(timeout=60)
         assert body["unsynced"] == [] and body["ready"] is True, body
@@ -230,7 +246,7 @@ def test_relist_after_compaction(spare: SpareControlPlane, live_services: LiveSe
         spare.start_apiserver(watch_cache=False)
 
         check_pod_counts(svc, admin, wait_converged(admin, checks))
-        kinds = all_kinds()
+        kinds = all_kinds(admin)
         gone = restarts_by_reason(svc, "gone")
         assert sorted(gone) == sorted(kinds) and all(v >= 1 for v in gone.values()), gone
         states = svc.readyz()[1]["kinds"]

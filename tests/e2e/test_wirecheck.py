@@ -2,9 +2,9 @@
 pinned ``k8s.io/kube-scheduler/extender/v1`` types and requires the exact Go
 field names (Go itself would accept any case).
 
-Also checks the recorded request fixtures (tests/fixtures/wire/) the same way,
-that kube-scheduler still sends requests of that shape, and that our service's
-answers to them pass.
+Also checks the recorded request fixtures of each pinned release
+(tests/fixtures/wire/<tag>/) the same way, that that release's kube-scheduler still sends requests of that
+shape, and that our service's answers to them pass.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
-from controlplane import REPO, ControlPlane, Obj, StartExtender
+from controlplane import K8S_VERSIONS, ControlPlane, Obj, StartExtender
+from record_wire import wire_dir
 
-WIRE_DIR = REPO / "tests" / "fixtures" / "wire"
 FIXTURES = [
     "bind",
     "filter-nodenames",
@@ -116,16 +116,18 @@ def test_wirecheck_complete_requires_every_field(wirecheck: Path) -> None:
     assert 'missing key "FailedNodes"' in result.stderr
 
 
-def test_recorded_fixtures_present() -> None:
-    """Every verb and variant has a recorded request."""
-    assert sorted(p.stem for p in WIRE_DIR.glob("*.json")) == FIXTURES
+@pytest.mark.parametrize("version", sorted(K8S_VERSIONS))
+def test_recorded_fixtures_present(version: str) -> None:
+    """Every verb and variant has a recorded request, for every pinned release."""
+    assert sorted(p.stem for p in wire_dir(version).glob("*.json")) == FIXTURES
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("fixture", FIXTURES)
-def test_recorded_fixture_decodes_strictly(wirecheck: Path, fixture: str) -> None:
+def test_recorded_fixture_decodes_strictly(wirecheck: Path, fixture: str, k8s_version: str) -> None:
     """The recorded requests decode strictly, with every field, as the upstream request types."""
-    result = run_wirecheck(wirecheck, REQUEST_TYPE[verb_of(fixture)], (WIRE_DIR / f"{fixture}.json").read_bytes(), True)
+    body = (wire_dir(k8s_version) / f"{fixture}.json").read_bytes()
+    result = run_wirecheck(wirecheck, REQUEST_TYPE[verb_of(fixture)], body, True)
     assert result.returncode == 0, result.stderr
 
 
@@ -148,7 +150,7 @@ def _shape(body: Any) -> dict[str, Any]:
 
 @pytest.mark.e2e
 def test_kube_scheduler_still_sends_the_recorded_shapes(
-    control_plane: ControlPlane, tmp_path: Path, wirecheck: Path
+    control_plane: ControlPlane, tmp_path: Path, wirecheck: Path, k8s_version: str
 ) -> None:
     """Recording again gives requests of the committed fixtures' shape (refresh: tests/e2e/record_wire.py)."""
     from record_wire import record
@@ -157,14 +159,14 @@ def test_kube_scheduler_still_sends_the_recorded_shapes(
     assert sorted(written) == FIXTURES
     for name, path in written.items():
         fresh = json.loads(path.read_bytes())
-        committed = json.loads((WIRE_DIR / f"{name}.json").read_bytes())
+        committed = json.loads((wire_dir(k8s_version) / f"{name}.json").read_bytes())
         assert _shape(fresh) == _shape(committed), name
 
 
-def _dump_items() -> list[Obj]:
+def _dump_items(version: str) -> list[Obj]:
     """Nodes and pods of the recording, as a dump our service can load."""
-    nodes = json.loads((WIRE_DIR / "filter-nodes.json").read_bytes())["Nodes"]["items"]
-    victims = json.loads((WIRE_DIR / "preempt-victims.json").read_bytes())["NodeNameToVictims"]
+    nodes = json.loads((wire_dir(version) / "filter-nodes.json").read_bytes())["Nodes"]["items"]
+    victims = json.loads((wire_dir(version) / "preempt-victims.json").read_bytes())["NodeNameToVictims"]
     pods = [p for v in victims.values() for p in v["Pods"]]
     return [{"apiVersion": "v1", "kind": "Node", **n} for n in nodes] + [
         {"apiVersion": "v1", "kind": "Pod", **p} for p in pods
@@ -175,14 +177,14 @@ def _dump_items() -> list[Obj]:
 @pytest.mark.parametrize("fixture", FIXTURES)
 @pytest.mark.parametrize("prefix", ["", "/profiles/default-scheduler"], ids=["default", "profile"])
 def test_service_answers_pass_wirecheck(
-    start_extender: StartExtender, wirecheck: Path, fixture: str, prefix: str
+    start_extender: StartExtender, wirecheck: Path, fixture: str, prefix: str, k8s_version: str
 ) -> None:
     """Our service's answer to each recorded request is 200 and decodes strictly as the result type."""
-    svc = start_extender(_dump_items())
+    svc = start_extender(_dump_items(k8s_version))
     verb = verb_of(fixture)
     r = httpx.post(
         f"{svc.url}{prefix}/{verb}",
-        content=(WIRE_DIR / f"{fixture}.json").read_bytes(),
+        content=(wire_dir(k8s_version) / f"{fixture}.json").read_bytes(),
         headers={"Content-Type": "application/json"},
         timeout=10,
     )

@@ -19,19 +19,29 @@ from typing import Any
 
 from scenarios import Features
 
+_TESTS = Path(__file__).resolve().parents[1]  # tests/: release_env (also when run as a script)
+if str(_TESTS) not in sys.path:
+    sys.path.append(str(_TESTS))
+from release_env import versions_from_env  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
 OK_CODES = {"Success", "Skip", None}  # None: the engine did not report the plugin
 FEASIBLE, TOTAL = "(feasible)", "(total)"  # pseudo-plugins in the agreement table
 CYCLE, POST_FILTER = "(cycle message)", "(postFilter)"  # the whole PodScheduled message; PostFilter's writes
 
-# Upstream's in-tree plugins (v1.36.3): only these can be handed to the oracle.
-UPSTREAM_PLUGINS = {
+# The releases the oracle is built for (tests/oracle/build --version), by the engine's kubernetesVersion.
+VERSIONS = {"1.36": "v1.36.3", "1.37": "v1.37.2"}
+
+# Upstream's in-tree plugins per release: only these can be handed to the oracle.
+_PLUGINS_V136 = {
     "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
     "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
     "PodTopologySpread", "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
     "ImageLocality", "DefaultBinder", "DynamicResources", "NodeDeclaredFeatures",
 }  # fmt: skip
+UPSTREAM_PLUGINS_BY_VERSION = {"1.36": _PLUGINS_V136, "1.37": _PLUGINS_V136 | {"DeferredPodScheduling"}}
+UPSTREAM_PLUGINS = _PLUGINS_V136  # kept for callers that predate versions (the plugins both releases have)
 
 ENABLE_HINT = "install Go >= 1.26 (https://go.dev/dl, or the golang package) and run tests/oracle/build"
 
@@ -40,14 +50,35 @@ class OracleUnavailable(RuntimeError):
     """Go is missing or the oracle does not build."""
 
 
-def build_oracle() -> Path:
-    """Build (or reuse the cached) oracle binary; return its path."""
+def versions_to_test() -> list[str]:
+    """The releases a test run covers: ``ORACLE_VERSIONS`` (e.g. "1.37"), else every supported one."""
+    return versions_from_env("ORACLE_VERSIONS", VERSIONS)
+
+
+def build_oracle(version: str = "1.36") -> Path:
+    """Build (or reuse the cached) oracle binary of a release ("1.36" or "1.37"); return its path."""
     if shutil.which("go") is None:
         raise OracleUnavailable(f"'go' not found: {ENABLE_HINT}")
-    proc = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(["bash", str(BUILD), "--version", VERSIONS[version]], capture_output=True, text=True,
+                          check=False)
     if proc.returncode != 0:
-        raise OracleUnavailable(f"tests/oracle/build failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise OracleUnavailable(f"tests/oracle/build --version {version} failed ({proc.returncode}):\n"
+                                f"{proc.stderr[-4000:]}")
     return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def engine_release(version: str, feature_gates: Mapping[str, bool] | None = None) -> Any:
+    """The engine's Release for a version and gates (what the oracle runs with ``-feature-gates``)."""
+    from extender.kube.release import release
+
+    return release(int(version.split(".")[1]), dict(feature_gates or {}))
+
+
+def gate_flag(feature_gates: Mapping[str, bool] | None) -> list[str]:
+    """The oracle's ``-feature-gates`` argument for a gate map (none when empty)."""
+    if not feature_gates:
+        return []
+    return ["-feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(feature_gates.items()))]
 
 
 def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str) -> Iterator[dict[str, Any]]:
@@ -92,17 +123,19 @@ def run_oracle(binary: Path, scenarios: Iterable[Mapping[str, Any]], *args: str)
 UPSTREAM_POST_FILTERS = {"DynamicResources", "DefaultPreemption"}
 
 
-def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def oracle_profile(enabled: Mapping[str, Any], base: Mapping[str, Any] | None = None,
+                   version: str = "1.36") -> dict[str, Any]:
     """A v1 KubeSchedulerProfile running exactly ``enabled`` (``{"filter": [...], "score": {...},
-    "postFilter": [...]}``).
+    "postFilter": [...]}``) with the plugins of ``version``'s registry.
 
     Filter-only plugins are kept out of PreScore/Score and score-only ones out of
     PreFilter/Filter, so that unimplemented plugins cannot change the feasible set; a plugin the engine
     runs without its PostFilter is kept out of PostFilter.
     """
-    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
-    scores = {p: w for p, w in enabled["score"].items() if p in UPSTREAM_PLUGINS}
-    post_filters = [p for p in enabled.get("postFilter", []) if p in UPSTREAM_PLUGINS]
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    filters = [p for p in enabled["filter"] if p in upstream]
+    scores = {p: w for p, w in enabled["score"].items() if p in upstream}
+    post_filters = [p for p in enabled.get("postFilter", []) if p in upstream]
     names = list(dict.fromkeys([*filters, *scores, *post_filters]))
     multi = [{"name": n, **({"weight": scores[n]} if n in scores else {})} for n in names]
     plugins: dict[str, Any] = {"multiPoint": {"enabled": multi, "disabled": [{"name": "*"}]}}
@@ -217,11 +250,13 @@ def _reasons(entry: Mapping[str, Any] | None) -> list[str]:
 
 
 def compare(
-    seed: int, expected: Mapping[str, Any], got: Mapping[str, Any], enabled: Mapping[str, Any]
+    seed: int, expected: Mapping[str, Any], got: Mapping[str, Any], enabled: Mapping[str, Any],
+    version: str = "1.36",
 ) -> tuple[list[Mismatch], dict[str, int]]:
     """Compare one scenario. Returns the mismatches and the number of checks per plugin."""
-    filters = [p for p in enabled["filter"] if p in UPSTREAM_PLUGINS]
-    scores = [p for p in enabled["score"] if p in UPSTREAM_PLUGINS]
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    filters = [p for p in enabled["filter"] if p in upstream]
+    scores = [p for p in enabled["score"] if p in upstream]
     out: list[Mismatch] = []
     checks: dict[str, int] = {}
 
@@ -291,15 +326,15 @@ def compare_cycle(seed: int, expected: Mapping[str, Any] | None, outcome: Mappin
         return out, checks
     if expected["status"] == "Schedulable":
         return out, checks
-    check(CYCLE, "message", expected["message"], outcome.get("message"))
     exp_pf, got_pf = expected.get("postFilter"), outcome.get("postFilter")
+    check(CYCLE, "message", expected["message"], _as_upstream_picked(outcome.get("message"), exp_pf, got_pf))
     if expected["status"] != "Unschedulable" or (exp_pf is None and got_pf is None):
         return out, checks
     if exp_pf is None or got_pf is None:
         check(POST_FILTER, "ran", exp_pf is not None, got_pf is not None)
         return out, checks
     check(POST_FILTER, "code", exp_pf["code"], got_pf["code"])
-    check(POST_FILTER, "message", exp_pf["message"], got_pf["message"])
+    check(POST_FILTER, "message", exp_pf["message"], _as_upstream_picked(got_pf["message"], exp_pf, got_pf))
     actions = got_pf.get("actions") or []
     preempt = next((a for a in actions if a["action"] == "preempt"), None)
     choices = {} if preempt is None else {c["node"]: c for c in [preempt, *preempt.get("alternatives", [])]}
@@ -319,10 +354,23 @@ def compare_cycle(seed: int, expected: Mapping[str, Any] | None, outcome: Mappin
     return out, checks
 
 
-def run_engine(explain: Callable[..., dict[str, Any]], scenario: Mapping[str, Any], profile: Any) -> dict[str, Any]:
+def _as_upstream_picked(message: Any, exp_pf: Mapping[str, Any] | None, got_pf: Mapping[str, Any] | None) -> Any:
+    """The engine's message naming the node upstream nominated when it is one of the nodes the engine found tied
+    with its own pick (v1.37.2 words a successful preemption: "... on node N, preempting K victims")."""
+    if not isinstance(message, str) or not exp_pf or not got_pf:
+        return message
+    preempt = next((a for a in got_pf.get("actions") or [] if a["action"] == "preempt"), None)
+    picked = exp_pf.get("nominatedNode")
+    if preempt is None or not picked or picked == preempt["node"] or picked not in preempt.get("orOneOf", []):
+        return message
+    return message.replace(f"on node {preempt['node']}, preempting", f"on node {picked}, preempting")
+
+
+def run_engine(explain: Callable[..., dict[str, Any]], scenario: Mapping[str, Any], profile: Any,
+               release: Any = None) -> dict[str, Any]:
     """Run the Python engine; an exception becomes the result's error."""
     try:
-        return explain(scenario["objects"], scenario["pod"], profile)
+        return explain(scenario["objects"], scenario["pod"], profile, release)
     except Exception as err:  # reported, not raised: one bad scenario must not hide the others
         return {"error": f"{type(err).__name__}: {err}", "prefilter": {}, "nodes": {}}
 
@@ -333,8 +381,11 @@ def differential(
     profile: Mapping[str, Any] | None = None,
     profile_for: Callable[[int], Mapping[str, Any] | None] | None = None,
     on_result: Callable[[int, list[Mismatch]], None] | None = None,
+    version: str = "1.36",
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> Stats:
-    """Run scenarios (``make(seed)``) through the oracle and the engine and compare them all.
+    """Run scenarios (``make(seed)``) through one release's oracle and the engine following that release (with
+    the same feature gates) and compare them all.
 
     ``profile`` (or ``profile_for(seed)``) is the engine's profile (None: its default); the
     oracle gets the same plugins, weights and pluginConfig."""
@@ -343,29 +394,40 @@ def differential(
     def profile_of(seed: int) -> Mapping[str, Any] | None:
         return profile_for(seed) if profile_for else profile
 
-    binary = build_oracle()
+    release = engine_release(version, feature_gates)
+    upstream = UPSTREAM_PLUGINS_BY_VERSION[version]
+    binary = build_oracle(version)
     stats = Stats()
     seed_list = list(seeds)
     scenarios = (
-        {**make(s), "profile": oracle_profile(enabled_plugins(profile_of(s)), profile_of(s))} for s in seed_list
+        {**make(s), "profile": oracle_profile(enabled_plugins(profile_of(s), release), profile_of(s), version)}
+        for s in seed_list
     )
     # The generator is cheap; regenerate for the engine rather than keep thousands in memory.
-    for seed, expected in zip(seed_list, run_oracle(binary, scenarios), strict=True):
-        if expected.get("error"):
+    for seed, expected in zip(seed_list, run_oracle(binary, scenarios, *gate_flag(feature_gates)), strict=True):
+        # A scoring failure comes with the filter verdicts (the cycle ends in an Error after Filter): those are
+        # compared, and the engine must report the same failure; any other error is the oracle's (a generator bug).
+        score_error = expected.get("error") if expected.get("nodes") else None
+        if expected.get("error") and score_error is None:
             stats.oracle_errors.append((seed, str(expected["error"])))
             continue
         prof = profile_of(seed)
-        enabled = enabled_plugins(prof)
-        compared = [p for p in dict.fromkeys([*enabled["filter"], *enabled["score"]]) if p in UPSTREAM_PLUGINS]
+        enabled = enabled_plugins(prof, release)
+        compared = [p for p in dict.fromkeys([*enabled["filter"], *enabled["score"]]) if p in upstream]
         sc = make(seed)
-        got = run_engine(explain_objects, sc, prof)
+        got = run_engine(explain_objects, sc, prof, release)
         if got.get("error"):
             stats.engine_errors.append((seed, str(got["error"])))
             mism = [Mismatch(seed, FEASIBLE, "*", "engine error", None, got["error"])]
             stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism, {})
         else:
             stats.count_cycle(expected.get("cycle"))
-            mism, checks = compare(seed, expected, got, enabled)
+            mism, checks = compare(seed, expected, got, enabled, version)
+            if score_error is not None:
+                got_error = (got.get("outcome") or {}).get("scoreError")
+                checks[TOTAL] = checks.get(TOTAL, 0) + 1
+                if got_error != score_error:
+                    mism.append(Mismatch(seed, TOTAL, "*", "score error", score_error, got_error))
             cycle_mism, cycle_checks = compare_cycle(seed, expected.get("cycle"), got.get("outcome") or {})
             stats.add(seed, [*compared, FEASIBLE, TOTAL, CYCLE, POST_FILTER], mism + cycle_mism,
                       {**checks, **cycle_checks})
@@ -374,11 +436,11 @@ def differential(
     return stats
 
 
-def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None) -> Features:
+def scenario_features(spec: str | None, profile: Mapping[str, Any] | None = None, version: str = "1.36") -> Features:
     """The scenario features for a spec (``ORACLE_FEATURES``), narrowed to the engine's plugins."""
     from extender.engine.explain import enabled_plugins
 
-    enabled = enabled_plugins(profile)
+    enabled = enabled_plugins(profile, engine_release(version))
     return Features.parse(spec).for_plugins([*enabled["filter"], *enabled["score"], *enabled["postFilter"]])
 
 

@@ -9,6 +9,8 @@ agreement per plugin and the seeds that disagree.
                                                                   # extended resource, scored in devices
     python tests/oracle/run_many.py --count 500 --priorities      # seeds with priorities and budgets
                                                                   # (preemption's victims, PostFilter)
+    python tests/oracle/run_many.py --version 1.37 --count 5000   # against kube-scheduler v1.37.2 (default 1.36)
+    python tests/oracle/run_many.py --version 1.37 --feature-gates InPlacePodVerticalScalingSchedulerPreemption=true
 
 Exit status: 0 when everything agrees, 1 otherwise.
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository root: the extender package
 
-from oracle_harness import differential, scenario_features
+from oracle_harness import VERSIONS, differential, scenario_features
 from scenarios import dra_scoring_profile, generate, generate_profile, has_priorities, requests_dra_backed_resource
 
 
@@ -44,12 +46,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mismatch")
     ap.add_argument("--max-seeds", type=int, default=50, help="failing seeds to list (default 50)")
     ap.add_argument("--dump", action="store_true", help="print the scenario of --seed as JSON and exit")
+    ap.add_argument("--version", choices=sorted(VERSIONS), default=os.environ.get("ORACLE_VERSION", "1.36"),
+                    help="the kube-scheduler release to compare with (default 1.36)")
+    ap.add_argument("--feature-gates", default="", metavar="A=true,B=false",
+                    help="feature gates for both the oracle and the engine, as kube-scheduler's --feature-gates")
     args = ap.parse_args(argv)
 
-    feats = scenario_features(args.features)
+    gates = {k.strip(): v.strip().lower() == "true" for k, _, v in
+             (item.partition("=") for item in args.feature_gates.split(",") if item.strip())}
+    feats = scenario_features(args.features, version=args.version)
+    version = args.version
     profile_for = dra_scoring_profile if args.dra_scoring else generate_profile if args.profiles else None
     if args.dump:
-        sc = generate(args.seed, feats)
+        sc = generate(args.seed, feats, version)
         if profile_for is not None:
             sc["profile"] = profile_for(args.seed)  # the engine's profile (the oracle gets it restricted)
         json.dump(sc, sys.stdout, indent=1)
@@ -60,11 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     seeds: list[int] | range = range(args.seed, args.seed + args.count)
     if args.dra_scoring or args.priorities:  # the first --count seeds from --seed on that qualify
         wanted = requests_dra_backed_resource if args.dra_scoring else has_priorities
-        qualifying = (s for s in itertools.count(args.seed) if wanted(generate(s, feats)))
+        qualifying = (s for s in itertools.count(args.seed) if wanted(generate(s, feats, version)))
         seeds = list(itertools.islice(qualifying, args.count))
-    stats = differential(seeds, lambda s: generate(s, feats), profile_for=profile_for)
+    stats = differential(seeds, lambda s: generate(s, feats, version), profile_for=profile_for, version=version,
+                         feature_gates=gates)
     elapsed = time.monotonic() - start
 
+    print(f"kube-scheduler {VERSIONS[version]}" + (f", feature gates {args.feature_gates}" if gates else ""))
     print(stats.table())
     print(f"{elapsed:.1f}s")
     for seed, err in stats.oracle_errors[: args.max_seeds]:

@@ -14,6 +14,7 @@ scenarios: ``python tests/oracle/scenarios.py --seed 7 --count 2``.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import sys
@@ -76,6 +77,9 @@ FEATURE_PLUGINS: dict[str, set[str]] = {
     "volumes": {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"},
     "dra": {"DynamicResources"},
     "declared_features": {"NodeDeclaredFeatures"},
+    "version_differences": {"ImageLocality", "NodeResourcesFit", "NodeResourcesBalancedAllocation", "InterPodAffinity",
+                            "NodeName", "NodeAffinity", "VolumeBinding", "NodeVolumeLimits", "DynamicResources",
+                            "NodeDeclaredFeatures"},
     "priorities": {"DefaultPreemption"},
 }
 CSI = "csi.example.com"
@@ -109,6 +113,7 @@ class Features:
     volumes: bool = True
     dra: bool = True
     declared_features: bool = True
+    version_differences: bool = True
     priorities: bool = True
     terminal_pods: bool = True
     edge_cases: bool = True
@@ -1368,6 +1373,204 @@ def _declared_features(seed: int, objects: list[Obj], pod: Obj) -> None:
                                          "exitCodes": {"operator": "In", "values": [42]}}]
 
 
+# What differs between the supported kube-scheduler releases, generated from a random stream of its own (so that
+# the other content of a seed stays as it was): see docs/versions.md.
+_VERSION_STREAM = 104729
+
+
+class _VersionExtras:
+    """Content where v1.36 and v1.37 decide differently (docs/versions.md), valid in the given release's API."""
+
+    def __init__(self, seed: int, version: str) -> None:
+        self.rng = random.Random(seed * _VERSION_STREAM + 3)
+        self.version = version
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def add(self, objects: list[Obj], pod: Obj) -> None:
+        nodes = [o for o in objects if o["kind"] == "Node"]
+        pods = [o for o in objects if o["kind"] == "Pod" and o["spec"].get("nodeName")]
+        if self.chance(0.2):
+            self.image_volumes(pod, nodes)
+        if pods and self.chance(0.3):
+            for existing in self.rng.sample(pods, max(1, len(pods) // 4)):
+                self.resized(existing)
+        if self.chance(0.12):
+            self.namespace_selector(pod)
+        if nodes and self.chance(0.06):
+            self.pinned_with_affinity(pod, nodes)
+        if self.chance(0.3):
+            objects.extend(self.storage_capacity(objects))
+        if self.version == "1.37" and self.chance(0.1):
+            self.bind_mount_options(pod, nodes)
+        if self.version == "1.37" and pods and self.chance(0.1):
+            self.deferred_resize(pod, self.rng.choice(pods), nodes)
+
+    def image_volumes(self, pod: Obj, nodes: list[Obj]) -> None:
+        """ImageLocality counts image volumes among the pod's images in v1.37 (not in v1.36)."""
+        images = [names["names"][0] for n in nodes for names in n["status"].get("images", [])] or ["nginx:latest"]
+        volumes = pod["spec"].setdefault("volumes", [])
+        for i in range(self.rng.randint(1, 2)):
+            volumes.append({"name": f"image-vol-{i}", "image": {"reference": self.rng.choice(images),
+                                                                 "pullPolicy": "IfNotPresent"}})
+
+    def resized(self, pod: Obj) -> None:
+        """An in-place resize in the status: v1.36 takes the max per container, v1.37 the max of the totals."""
+        statuses = []
+        for c in pod["spec"]["containers"]:
+            requests = (c.get("resources") or {}).get("requests") or {}
+            entry: Obj = {"name": c["name"], "image": c["image"], "imageID": "", "ready": True, "restartCount": 0,
+                          "state": {"running": {"startedAt": "2025-01-01T00:00:00Z"}}}
+            if requests and self.chance(0.8):
+                entry["allocatedResources"] = {k: self._scaled(k, v) for k, v in requests.items()}
+            if self.chance(0.7):
+                entry["resources"] = {"requests": {k: self._scaled(k, v) for k, v in requests.items()}} \
+                    if requests and self.chance(0.8) else {}
+            statuses.append(entry)
+        pod["status"]["containerStatuses"] = statuses
+        if self.chance(0.4):
+            reason = self.rng.choice(["Infeasible", "Deferred"])
+            pod["status"]["conditions"] = [{"type": "PodResizePending", "status": "True", "reason": reason}]
+
+    def _scaled(self, resource: str, quantity: str) -> str:
+        """The quantity scaled up or down, in whole milli-cpu or bytes (others as they are)."""
+        factor = self.rng.choice([0.5, 1.5, 2, 3])
+        value = _parse_quantity(quantity)
+        if value is None or resource not in ("cpu", "memory"):
+            return quantity
+        if resource == "cpu":
+            return f"{max(1, int(value * 1000 * factor))}m"
+        return str(max(1, int(value * factor)))
+
+    def namespace_selector(self, pod: Obj) -> None:
+        """A namespace selector that the empty label set satisfies: in v1.36 it stays in force beside the names it
+        selects (so it matches pods of every namespace); v1.37 replaces it by the names."""
+        affinity = pod["spec"].setdefault("affinity", {})
+        kind = self.rng.choice(["podAffinity", "podAntiAffinity"])
+        selector = self.rng.choice([
+            {"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["b"]}]},
+            {"matchExpressions": [{"key": "env", "operator": "DoesNotExist"}]},
+            {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]},
+        ])
+        term = {"labelSelector": {"matchLabels": {"app": self.rng.choice(APPS)}}, "namespaceSelector": selector,
+                "topologyKey": self.rng.choice([ZONE, HOSTNAME])}
+        part = affinity.setdefault(kind, {})
+        if self.chance(0.5):
+            part.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(term)
+        else:
+            part.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
+                {"weight": self.rng.randint(1, 100), "podAffinityTerm": term})
+
+    def pinned_with_affinity(self, pod: Obj, nodes: list[Obj]) -> None:
+        """spec.nodeName and a metadata.name affinity: v1.37's NodeName PreFilterResult meets NodeAffinity's."""
+        names = [n["metadata"]["name"] for n in nodes]
+        pod["spec"]["nodeName"] = self.rng.choice(names)
+        wanted = self.rng.sample(names, min(len(names), self.rng.randint(1, 3)))
+        # One value per requirement (the apiserver's rule for metadata.name); the terms are ORed.
+        pod["spec"].setdefault("affinity", {})["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                                  for name in wanted]}}
+
+    def storage_capacity(self, objects: list[Obj]) -> list[Obj]:
+        """The CSI driver tracks capacity (VolumeBinding scores it in v1.37) and may require to be installed on the
+        node (NodeVolumeLimits with VolumeLimitScaling, v1.37)."""
+        if not any(o["kind"] == "StorageClass" for o in objects):
+            return []
+        zones = sorted({n["metadata"]["labels"][ZONE] for n in objects
+                        if n["kind"] == "Node" and ZONE in n["metadata"]["labels"]})
+        driver: Obj = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+                       "metadata": {"name": CSI, "uid": "csidriver-1"},
+                       "spec": {"attachRequired": True, "podInfoOnMount": False, "storageCapacity": self.chance(0.8),
+                                "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
+                                "volumeLifecycleModes": ["Persistent"], "seLinuxMount": False}}
+        if self.version == "1.37":  # VolumeLimitScaling: beta and on (defaulted to false); off in 1.36 (dropped)
+            driver["spec"]["preventPodSchedulingIfMissing"] = self.chance(0.5)
+        out = [driver]
+        for i, zone in enumerate(zones):
+            if self.chance(0.8):
+                capacity: Obj = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+                                 "metadata": {"name": f"capacity-{i}", "namespace": "default", "uid": f"cap-{i}"},
+                                 "storageClassName": "csi-wffc",
+                                 "nodeTopology": {"matchLabels": {ZONE: zone}},
+                                 "capacity": f"{self.rng.choice([5, 10, 20, 40, 100])}Gi"}
+                out.append(capacity)
+        return out
+
+    def deferred_resize(self, pod: Obj, bound: Obj, nodes: list[Obj]) -> None:
+        """See _deferred_resize."""
+        _deferred_resize(self, pod, bound, nodes)
+
+    def bind_mount_options(self, pod: Obj, nodes: list[Obj]) -> None:
+        """A volume mount with bindMountOptions needs the VolumeBindMountOptions declared feature (v1.37)."""
+        spec = pod["spec"]
+        spec.setdefault("volumes", []).append({"name": "scratch", "emptyDir": {}})
+        spec["containers"][0].setdefault("volumeMounts", []).append(
+            {"name": "scratch", "mountPath": "/scratch", "bindMountOptions": [self.rng.choice(["noexec", "nodev"])]})
+        for node in nodes:
+            if self.chance(0.5):
+                declared = set(node["status"].get("declaredFeatures", [])) | {"VolumeBindMountOptions"}
+                node["status"]["declaredFeatures"] = sorted(declared)
+
+
+def stored_in_v137(objects: list[Obj]) -> None:
+    """What v1.37's apiserver adds on create: StatefulSets' rollingUpdate.maxUnavailable defaults to 1
+    (MaxUnavailableStatefulSet is on by default)."""
+    for obj in objects:
+        if obj["kind"] == "StatefulSet":
+            rolling = obj["spec"].get("updateStrategy", {}).get("rollingUpdate")
+            if rolling is not None and "maxUnavailable" not in rolling:
+                rolling["maxUnavailable"] = 1
+
+
+def _deferred_resize(extras: _VersionExtras, pod: Obj, bound: Obj, nodes: list[Obj]) -> None:
+    """A bound pod asks for more than it has (a resize the kubelet deferred) and is the pod to schedule: with
+    InPlacePodVerticalScalingSchedulerPreemption, v1.37 filters only its node, by what it asks beyond what the
+    node counts for it (its own copy, which the cache already holds); some nodes disable resize preemption
+    (spec.podPreemptionPolicy)."""
+    for c in bound["spec"]["containers"]:
+        requests = (c.get("resources") or {}).get("requests")
+        if requests:
+            c["resources"]["requests"] = {k: extras._scaled(k, v) for k, v in requests.items()}
+            limits = c["resources"].get("limits") or {}
+            for k in list(limits):
+                if k in ("cpu", "memory") and k in c["resources"]["requests"]:
+                    limits[k] = c["resources"]["requests"][k]
+    bound["status"]["conditions"] = [{"type": "PodResizePending", "status": "True", "reason": "Deferred"}]
+    pod.clear()
+    pod.update(copy.deepcopy(bound))
+    for node in nodes:
+        if extras.chance(0.3):
+            node["spec"]["podPreemptionPolicy"] = {"disableResizePreemption": ["autoscaler"]}
+
+
+def _parse_quantity(quantity: str) -> float | None:
+    """A quantity's value (binary and decimal suffixes), None for forms this helper does not read."""
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "n": 1e-9, "u": 1e-6, "m": 1e-3, "k": 1e3,
+             "M": 1e6, "G": 1e9, "T": 1e12}
+    for suffix in sorted(units, key=len, reverse=True):
+        if quantity.endswith(suffix):
+            try:
+                return float(quantity[: -len(suffix)]) * units[suffix]
+            except ValueError:
+                return None
+    try:
+        return float(quantity)
+    except ValueError:
+        return None
+
+
+def generate(seed: int, features: Features | None = None, version: str = "1.36") -> Obj:
+    """One scenario, a pure function of ``seed``, ``features`` and the release its API is for."""
+    features = features or Features()
+    scenario = _Gen(seed, features).scenario()
+    if features.version_differences:
+        _VersionExtras(seed, version).add(scenario["objects"], scenario["pod"])
+    if version == "1.37":
+        stored_in_v137(scenario["objects"])
+    return scenario
+
+
 def _deallocatable_claim(seed: int, objects: list[Obj], pod: Obj) -> None:
     """Sometimes one of the incoming pod's claims by name is already allocated on a node and reserved for no
     pod, and that node is often cordoned: DynamicResources' PostFilter deallocates such a claim when no node
@@ -1502,11 +1705,6 @@ def _needs_eviction(rng: random.Random, objects: list[Obj], pod: Obj, existing: 
     pod["status"]["qosClass"] = _qos(spec)
 
 
-def generate(seed: int, features: Features | None = None) -> Obj:
-    """One scenario, a pure function of ``seed`` and ``features``."""
-    return _Gen(seed, features or Features()).scenario()
-
-
 def generate_profile(seed: int) -> Obj:
     """A v1 KubeSchedulerProfile on top of the defaults: random score weights and plugin args
     (NodeResourcesFit strategies and resources, ignored resources, BalancedAllocation resources,
@@ -1631,10 +1829,10 @@ def has_priorities(scenario: Obj) -> bool:
     return any(obj["kind"] == "PriorityClass" for obj in scenario["objects"])
 
 
-def generate_many(seed: int, count: int, features: Features | None = None) -> Iterator[Obj]:
+def generate_many(seed: int, count: int, features: Features | None = None, version: str = "1.36") -> Iterator[Obj]:
     """Scenarios for seeds ``seed, seed+1, ..., seed+count-1``."""
     for s in range(seed, seed + count):
-        yield generate(s, features)
+        yield generate(s, features, version)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Sanity checks of the Go oracle itself on hand-written scenarios (known upstream answers)."""
+"""Sanity checks of the Go oracle itself, built for each supported release: hand-written scenarios (known upstream
+answers), generated objects valid and stored-form, and the engine's feature gate tables equal to the release's."""
 
 from __future__ import annotations
 
@@ -6,18 +7,25 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
-from oracle_harness import OracleUnavailable, build_oracle, run_oracle
+from oracle_harness import VERSIONS, OracleUnavailable, build_oracle, run_oracle, versions_to_test
 from scenarios import generate_many
 
 pytestmark = pytest.mark.oracle
 
 
+@pytest.fixture(scope="module", params=versions_to_test())
+def version(request: pytest.FixtureRequest) -> str:
+    """The release the oracle is built from ("1.36", "1.37")."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def oracle() -> Path:
+def oracle(version: str) -> Path:
     """The built oracle binary (skip without Go, fail under CI=true)."""
     try:
-        return build_oracle()
+        return build_oracle(version)
     except OracleUnavailable as err:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"oracle unavailable under CI: {err}", pytrace=False)
@@ -150,12 +158,24 @@ def test_bad_lines_do_not_stop_the_stream(oracle: Path) -> None:
     assert r_good["error"] is None and r_good["nodes"]["n"]["feasible"]
 
 
-def test_generated_objects_are_valid_and_defaulted(oracle: Path) -> None:
+def test_generated_objects_are_valid_and_defaulted(oracle: Path, version: str) -> None:
     """The apiserver's create validation accepts every generated object, and its v1
     defaulting changes nothing: the generator emits objects as they would be stored."""
     seeds = int(os.environ.get("ORACLE_VALIDATE_SCENARIOS", "300"))
     problems = []
-    for res in run_oracle(oracle, generate_many(0, seeds), "-validate"):
+    for res in run_oracle(oracle, generate_many(0, seeds, version=version), "-validate"):
         problems += [f"{res['id']}: {p}" for p in [res["error"], *res["invalid"]] if p]
         problems += [f"{res['id']}: defaulting changes {p}" for p in res["defaulted"]]
     assert not problems, "\n".join(problems[:20])
+
+
+def test_gate_tables_are_the_release_s(oracle: Path, version: str) -> None:
+    """extender/data/feature-gates-v1.<minor>.json is exactly what the release's kube-scheduler knows: every gate, its
+    default, stage and lock, and the dependencies (regenerate: ``oracle -list-feature-gates``)."""
+    import subprocess
+
+    listed = orjson.loads(subprocess.run([str(oracle), "-list-feature-gates"], capture_output=True, check=True).stdout)
+    shipped = orjson.loads((Path(__file__).resolve().parents[2] / "extender" / "data"
+                            / f"feature-gates-v{version}.json").read_bytes())
+    assert listed["version"] == VERSIONS[version]
+    assert shipped == listed

@@ -85,6 +85,11 @@ def test_a_variant_that_cannot_run_is_refused_before_any_worker_starts(tmp_path:
         {"name": "typo", "weights": {"NoSuchPlugin": 2}}]})
     code, _, err = _run(str(plan))
     assert code == 2 and "variant 'typo': unknown plugin 'NoSuchPlugin'" in err
-    plan = write(tmp_path, "plan.yaml", {"workload": [{"file": str(WEB)}], "kubernetesVersion": "1.37"})
+    # A gate of 1.37 only (the configuration is valid for auto, which is 1.37 on the demo cluster) cannot be set
+    # for a variant that runs 1.36: kube-scheduler v1.36.3 would refuse it the same way.
+    config = write(tmp_path, "config.yaml", {"featureGates": {"InPlacePodVerticalScalingSchedulerPreemption": True}})
+    plan = write(tmp_path, "plan.yaml", {"workload": [{"file": str(WEB)}], "config": str(config), "variants": [
+        {"name": "newest"}, {"name": "older", "kubernetesVersion": "1.36"}]})
     code, _, err = _run(str(plan))
-    assert code == 2 and "kubernetesVersion 1.37: this engine implements kube-scheduler 1.36 only" in err
+    assert code == 2 and err == ("extender: variant 'older': unrecognized feature gate: "
+                                 "InPlacePodVerticalScalingSchedulerPreemption\n")

@@ -14,7 +14,7 @@ import orjson
 import pytest
 from plan_helpers import DEMO, WEB, context_of, simulate_alone, write, zoned_nodes
 
-from extender.plan.evaluate import PlanContext, Task, install, run_variant
+from extender.plan.evaluate import BaseCaches, PlanContext, Task, install, run_variant
 from extender.plan.results import VariantResult
 from extender.plan.variants import BaseIndex
 
@@ -58,7 +58,7 @@ def _plan(tmp_path: Path, variants: list[dict[str, Any]], replicas: int, cluster
 def _worker_result(context: PlanContext, name: str) -> VariantResult:
     install(context)
     variant = next(v for v in context.plan.variants if v.name == name)
-    return run_variant(context, context.base.cache(), BaseIndex.of(context.base.objects), Task(variant, True))
+    return run_variant(context, BaseCaches(context.base), BaseIndex.of(context.base.objects), Task(variant, True))
 
 
 def _assert_same(result: VariantResult, alone: dict[str, Any]) -> None:
@@ -100,3 +100,50 @@ def test_percentage_of_nodes_to_score_on_a_large_cluster_matches_simulate_alone(
         _assert_same(result, simulate_alone(context, name, tmp_path / name.replace(" ", "-")))
     assert results["half"].placements != results["every node"].placements
     assert DEMO.exists()
+
+
+def test_each_variant_follows_its_kubernetes_version_as_simulate_alone_does(tmp_path: Path) -> None:
+    # A pod of app=web runs on n000 in a namespace labelled team=a. The workload's pods keep off app=web pods in
+    # namespaces chosen by a selector (team DoesNotExist): kube-scheduler v1.36.3 keeps that selector in force
+    # beside the namespaces it picked and counts the pod on n000 (InterPodAffinity), v1.37.2 does not. The other
+    # three nodes hold five of the six replicas (3 CPUs each); the sixth fits on n000 only.
+    from builders import make_pod
+
+    namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}},
+                  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ops", "labels": {"team": "a"}}}]
+    web = make_pod("web-0", "ops", node="n000", labels={"app": "web"}, requests=[{"cpu": "100m"}])
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    write(folder, "objects.yaml", {"kind": "List", "items": namespaces + zoned_nodes(4) + [web]})
+    # The dump records the cluster's version, as `kubectl get --raw /version` prints it: auto follows it.
+    (folder / "version.json").write_bytes(orjson.dumps({"major": "1", "minor": "36", "gitVersion": "v1.36.3"}))
+    apart = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "web"}},
+        "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]},
+        "topologyKey": "kubernetes.io/hostname"}]}}
+    shop = write(tmp_path, "shop.yaml", {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
+        "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "shop"}}, "template": {
+            "metadata": {"labels": {"app": "shop"}}, "spec": {"affinity": apart, "containers": [
+                {"name": "c", "image": "shop:1", "resources": {"requests": {"cpu": "3"}}}]}}}})
+    variants = [{"name": "auto"}, {"name": "1.36", "kubernetesVersion": "1.36"},
+                {"name": "1.37", "kubernetesVersion": "1.37"}]
+    plan = write(tmp_path, "plan.yaml", {"seed": 3, "cluster": str(folder), "workload": [{"file": str(shop)}],
+                                         "variants": variants})
+    context = context_of(plan, folder)
+    results = {v["name"]: _worker_result(context, v["name"]) for v in variants}
+    for name, result in results.items():
+        alone = simulate_alone(context, name, tmp_path / f"export-{name}")
+        _assert_same(result, alone)
+        assert alone["kubernetes"]["version"] == result.kubernetes_version
+    assert {name: r.kubernetes_version for name, r in results.items()} == {"auto": "1.36", "1.36": "1.36",
+                                                                            "1.37": "1.37"}
+    assert results["auto"].placements == results["1.36"].placements
+    assert "n000" not in {node for _, node in results["1.36"].placements}
+    assert [node for _, node in results["1.37"].placements].count("n000") == 1
+    assert (results["1.36"].placed, results["1.37"].placed) == (5, 6)
+    # The whole message in v1.36.3's words (its DynamicResources PostFilter speaks for a pod without claims).
+    assert results["1.36"].pending_pods[0][1] == (
+        "0/4 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 3 Insufficient cpu. "
+        "no new claims to deallocate, preemption: 0/4 nodes are available: 4 No preemption victims found for "
+        "incoming pod.")

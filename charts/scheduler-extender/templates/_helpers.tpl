@@ -43,6 +43,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* featureGates as kube-scheduler's --feature-gates list: Name=true,Other=false (by name). */}}
+{{- define "extender.featureGates" -}}
+{{- $gates := list -}}
+{{- range $name, $on := .Values.featureGates -}}
+{{- $gates = append $gates (printf "%s=%t" $name $on) -}}
+{{- end -}}
+{{- join "," $gates -}}
+{{- end -}}
+
 {{- define "extender.replicas" -}}
 {{- if kindIs "invalid" .Values.replicas -}}
 {{- if include "extender.sidecar" . -}}1{{- else -}}2{{- end -}}

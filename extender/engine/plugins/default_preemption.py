@@ -1,7 +1,7 @@
 """DefaultPreemption: the PostFilter that looks for pods to evict when the pod fits nowhere, as a dry run.
 
 Upstream: ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go`` and
-``framework/preemption/preemption.go`` (``Evaluator.Preempt``), kubernetes v1.36.3. Each step is a
+``framework/preemption/preemption.go`` (``Evaluator.Preempt``), kubernetes v1.36.3 and v1.37.2. Each step is a
 function named for the upstream behaviour it models, so that another release's behaviour can be a
 branch of that one function:
 
@@ -15,7 +15,10 @@ branch of that one function:
 
 kube-scheduler then evicts the victims and nominates the node (nothing is written here: the eviction is
 returned as an action, which a simulation applies to its own cache). Its status carries the words the
-pod's PodScheduled condition ends with: "preemption: ..." unless preemption succeeded.
+pod's PodScheduled condition ends with: "preemption: ..." unless preemption succeeded (v1.36.3); v1.37.2 words
+the success too ("preemption: found a potential placement for pod on node N, preempting K victims"). v1.37.2's
+victims are single pods here as in v1.36.3 (pod-group victims need GenericWorkload, off by default); its PDB
+accounting stops at a pod's first violated budget (``preemption.split_by_pdb_violation``).
 
 Not modelled: other pending pods nominated to a node (kube-scheduler filters a node with the nominated
 pods of equal or higher priority on it), and, above 100 potential nodes, upstream's random subset of
@@ -139,6 +142,11 @@ def eligible_to_preempt(state: CycleState, pod: PodRecord, statuses: NodeToStatu
     return None
 
 
+def found_placement(chosen: Victims) -> str:
+    """v1.37.2's words for a preemption under way: the node nominated and how many pods it evicts there."""
+    return f"found a potential placement for pod on node {chosen.node}, preempting {len(chosen.pods)} victims"
+
+
 def preemption_not_helpful(num_nodes: int, examined: Mapping[str, Status]) -> str:
     """The FitError Preempt returns when no node has victims that would let the pod in: each examined
     node's reasons, and "Preemption is not helpful for scheduling" for every other node."""
@@ -184,7 +192,10 @@ class DefaultPreemption(PostFilterPlugin):
         chosen, tied = self.select_candidate(candidates)
         if chosen is None:
             return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE)
-        return PostFilterResult(nominated_node=chosen.node, actions=[Evict(chosen, tied)]), Status(Code.SUCCESS)
+        result = PostFilterResult(nominated_node=chosen.node, actions=[Evict(chosen, tied)])
+        if self.release.at_least(37):  # v1.37.2 preemption.go Preempt: the success has words (in the message)
+            return result, Status(Code.SUCCESS, found_placement(chosen))
+        return result, Status(Code.SUCCESS)
 
     def dry_run(self, state: CycleState, pod: PodRecord,
                 statuses: NodeToStatus) -> tuple[list[Victims], dict[str, Status], list[str]]:

@@ -23,6 +23,13 @@ from extender.dra.pools import PoolError, node_matches
 from extender.dra.records import DeviceClassRecord, DeviceRecord, SliceRecord
 from extender.engine.framework import CycleState
 from extender.kube.quantity import QuantityError, decode_quantity
+from extender.kube.release import Release
+
+
+def cel_list_attributes(release: Release) -> bool:
+    """Whether a list-typed device attribute reaches a CEL selector as a list: always from v0.37.2 (cel/compile.go
+    getAttributeValue), with DRAListTypeAttributes before (otherwise it is an unsupported attribute value)."""
+    return release.at_least(37) or release.gate("DRAListTypeAttributes")
 
 
 def delegated_to_dra(state: CycleState) -> Mapping[str, str]:
@@ -63,8 +70,8 @@ class DeviceTotals:
     because node labels change without the view changing.
     """
 
-    def __init__(self) -> None:
-        self.cel_cache = CelCache()
+    def __init__(self, *, list_attributes: bool = True) -> None:
+        self.cel_cache = CelCache(list_attributes=list_attributes)
         # (the view, slice indexes by node name, the other slices, class -> device id -> counts|None)
         self._memo: tuple[DRAView, dict[str, list[int]], list[int],
                           dict[str, dict[tuple[int, int], tuple[int, int] | None]]] | None = None

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -39,7 +39,7 @@ from extender.cluster.dra_objects import ClaimEntry, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
-from extender.dra.allocator import DEFAULT_FEATURES, Allocator
+from extender.dra.allocator import Allocator, Features
 from extender.dra.cel import CelCache
 from extender.dra.records import claim_record
 from extender.dra.results import AllocationError, AllocationResult
@@ -70,6 +70,7 @@ from extender.engine.plugins.dra_claims import (
 )
 from extender.engine.plugins.dra_extended_resources import (
     SPECIAL_CLAIM_NAME,
+    cel_list_attributes,
     dra_resources_on_node,
     existing_extended_claim,
     extended_claim_requests,
@@ -79,6 +80,8 @@ from extender.engine.plugins.dra_extended_resources import (
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.duration import parse_duration
+from extender.kube.release import Release
+from extender.kube.resources import resize_deferred
 from extender.kube.selectors import NodeSelector, SelectorError, compile_node_selector
 from extender.memo import BoundedMemo
 
@@ -233,11 +236,45 @@ def _check_requests(dra: DRAView, claim: Mapping[str, Any]) -> Status | None:
     return None
 
 
+#: The node feature an allocation with skipNodeOperations needs (component-helpers draoptionalnodeoperations).
+OPTIONAL_NODE_OPERATIONS: Final = "DRAOptionalNodeOperations"
+
+
+def _skips_node_operations(allocation: Mapping[str, Any]) -> bool:
+    """dynamicresources.go allocationResultRequiresDRAOptionalNodeOperations: a result with skipNodeOperations."""
+    devices = allocation.get("devices")
+    results = devices.get("results") if isinstance(devices, Mapping) else None
+    return any(isinstance(r, Mapping) and r.get("skipNodeOperations") for r in results or ())
+
+
+def _declares(node: Mapping[str, Any], feature: str) -> bool:
+    """Whether ``status.declaredFeatures`` lists the feature (as written: no registry involved)."""
+    status = node.get("status")
+    declared = status.get("declaredFeatures") if isinstance(status, Mapping) else None
+    return isinstance(declared, list) and feature in declared
+
+
+def allocator_features(release: Release) -> Features:
+    """dynamicresources.go AllocatorFeatures: the allocator's switches from the release's feature gates."""
+    return Features(
+        admin_access=release.gate("DRAAdminAccess"),
+        prioritized_list=release.gate("DRAPrioritizedList"),
+        partitionable_devices=release.gate("DRAPartitionableDevices"),
+        device_taints=release.gate("DRADeviceTaints"),
+        device_binding_and_status=release.gate("DRADeviceBindingConditions")
+        and release.gate("DRAResourceClaimDeviceStatus"),
+        consumable_capacity=release.gate("DRAConsumableCapacity"),
+        fractional_capacity_range=release.gate("DRAFractionalCapacityRange"),
+        minor=release.minor,
+    )
+
+
 @register
 class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
     """Allocate the pod's ResourceClaims from the node's devices (structured parameters)."""
 
     name = NAME
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     skip_scores_zero = True  # upstream has no PreScore: where we skip, its Score gives every node 0
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
@@ -253,7 +290,9 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
         if self.binding_timeout < 1:
             raise ProfileError(f"{NAME} args.bindingTimeout: Invalid value: {self.args['bindingTimeout']!r}: "
                                "must be at least 1 second")
-        self.cel_cache = CelCache()  # compiled selectors, reused across pods as upstream's cel.Cache
+        # compiled selectors, reused across pods as upstream's cel.Cache
+        self.cel_cache = CelCache(list_attributes=cel_list_attributes(self.release))
+        self.allocator_features = allocator_features(self.release)
         # The last cycles by pod (filter, then prioritize, are two calls): DRA view and per-node allocations,
         # bounded in bytes too (a pod's claims are what a request sends).
         self._recent: BoundedMemo[bytes, tuple[DRAView, _State]] = BoundedMemo(
@@ -330,7 +369,7 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
         cycle = _State(claims, available_on, to_allocate, extended=extended)
         if to_allocate:
             try:
-                cycle.allocator = Allocator(DEFAULT_FEATURES, dra.allocated(), dra.classes, dra.slices,
+                cycle.allocator = Allocator(self.allocator_features, dra.allocated(), dra.classes, dra.slices,
                                             self.cel_cache)
             except AllocationError as err:
                 return Status(Code.ERROR, str(err))
@@ -411,7 +450,14 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
             if selector is not None and not selector.matches(record.labels, record.name):
                 unavailable.append(index)
                 continue
-            if claim_allocation(entry.raw) is None:
+            allocation = claim_allocation(entry.raw)
+            if allocation is None:
+                continue
+            if self.release.at_least(37) and _skips_node_operations(allocation) and not _declares(
+                    record.raw, OPTIONAL_NODE_OPERATIONS):
+                # v1.37 (dynamicresources.go Filter): a device allocated with skipNodeOperations needs a node that
+                # declares DRAOptionalNodeOperations.
+                unavailable.append(index)
                 continue
             try:
                 ready = claim_ready_for_binding(entry.raw)
@@ -483,17 +529,24 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
     # ---- PostFilter ----------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: PodRecord,
                     statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
-        """v1.36.3's PostFilter: deallocate one unavailable claim reserved for no other pod, else delete a
-        leftover claim of the pod's extended resources, else nothing helps.
+        """PostFilter: deallocate one unavailable claim reserved for no other pod, else delete a leftover claim
+        of the pod's extended resources, else nothing helps.
 
         Upstream walks the unavailable claims in Go's random map order and acts on the first that
-        qualifies; here the lowest index acts and the other qualifying claims are named with it.
+        qualifies; here the lowest index acts and the other qualifying claims are named with it. v1.37.2
+        (dynamicresources.go PostFilter, deallocateOrDeletePodClaims) says nothing when nothing is done (v1.36.3:
+        "no new claims to deallocate", "still not schedulable", which end up in the PodScheduled message),
+        and does nothing for a pod whose resize is deferred (InPlacePodVerticalScalingSchedulerPreemption).
         """
+        quiet = self.release.at_least(37)
+        if (quiet and self.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
+                and resize_deferred(pod.raw)):
+            return None, Status(Code.UNSCHEDULABLE)
         if STATE_KEY not in state.data:  # PreFilter never ran: cycleState.Read fails, an Error
             return None, Status(Code.ERROR, STATE_NOT_FOUND)
         cycle: _State | None = state.data[STATE_KEY]
         if cycle is None or not cycle.claims:
-            return None, Status(Code.UNSCHEDULABLE, POST_FILTER_NO_CLAIMS)
+            return None, Status(Code.UNSCHEDULABLE) if quiet else Status(Code.UNSCHEDULABLE, POST_FILTER_NO_CLAIMS)
         extended = cycle.claims[cycle.extended] if cycle.extended is not None else None
         real_extended = extended is not None and claim_meta(extended.raw).get("name") != SPECIAL_CLAIM_NAME
         qualifying: list[Mapping[str, Any]] = []
@@ -510,7 +563,7 @@ class DynamicResources(FilterPlugin, ScorePlugin, PostFilterPlugin):
         if real_extended and extended is not None:
             return (PostFilterResult(actions=[DeleteClaim(extended.raw)]),
                     Status(Code.UNSCHEDULABLE, POST_FILTER_DELETED))
-        return None, Status(Code.UNSCHEDULABLE, POST_FILTER_STILL)
+        return None, Status(Code.UNSCHEDULABLE) if quiet else Status(Code.UNSCHEDULABLE, POST_FILTER_STILL)
 
     # ---- bind / simulate -----------------------------------------------------------------------
     def allocated_claims(self, state: CycleState, pod: PodRecord, node_name: str, *,

@@ -2,8 +2,9 @@
 
 Each image the pod uses (init containers, containers and image volumes, every occurrence counted) that the
 node holds contributes its size scaled by the fraction of all nodes holding it, so that an image present
-everywhere does not pull every pod to the same nodes. The sum is clamped to [23MiB, 1000MiB × containers] and
-mapped linearly onto 0..100. There is no normalisation step.
+everywhere does not pull every pod to the same nodes. The sum is clamped to [23MiB, 1000MiB × images] and
+mapped linearly onto 0..100. There is no normalisation step. "Images" is the number of init containers and
+containers in v1.36; v1.37 (imagelocality/image_locality.go sumImageScores) counts image volumes too.
 
 Image sizes are the node's own (``status.images``; when a name is listed twice on one node the last entry
 wins), as upstream's snapshot builder (backend/cache/snapshot.go getNodeImageStates) reads them. The node
@@ -37,18 +38,21 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def _pod_images(pod: PodRecord) -> tuple[tuple[str, ...], int]:
-    """The normalised image names the pod uses, in upstream's order, and its number of containers."""
+def _pod_images(pod: PodRecord, count_volumes: bool) -> tuple[tuple[str, ...], int]:
+    """The normalised image names the pod uses, in upstream's order, and how many images the threshold counts:
+    its containers, and (``count_volumes``, v1.37) its image volumes."""
     spec = pod.spec
     init = [c for c in spec.get("initContainers") or [] if isinstance(c, Mapping)]
     containers = [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
     images = [normalized_image_name(str(c.get("image") or "")) for c in init]
     images += [normalized_image_name(str(c.get("image") or "")) for c in containers]
+    volumes = 0
     for volume in spec.get("volumes") or []:
         image = volume.get("image") if isinstance(volume, Mapping) else None
         if image is not None:
             images.append(normalized_image_name(str((image or {}).get("reference") or "")))
-    return tuple(images), len(init) + len(containers)
+            volumes += 1
+    return tuple(images), len(init) + len(containers) + (volumes if count_volumes else 0)
 
 
 def calculate_priority(sum_scores: Int64Array, num_containers: int) -> Int64Array:
@@ -68,7 +72,7 @@ class ImageLocality(ScorePlugin):
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         # Upstream has no PreScore: this only parses the pod once for all nodes (it never skips).
-        images, num_containers = _pod_images(pod)
+        images, num_containers = _pod_images(pod, count_volumes=self.release.at_least(37))
         counts = state.snapshot.image_node_counts()
         state.data[_STATE_KEY] = (images, num_containers, counts, len(state.snapshot.node_list))
         return None

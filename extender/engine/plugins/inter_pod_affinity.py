@@ -412,13 +412,14 @@ class _PreScoreState:
         self.topology_scores = topology_scores
 
 
-def _resolve(terms: Sequence[AffinityTerm], namespaces: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
-    return tuple(t.with_namespaces_resolved(namespaces) for t in terms)
+def _resolve(terms: Sequence[AffinityTerm], namespaces: Sequence[Mapping[str, Any]],
+             keep_selector: bool) -> tuple[AffinityTerm, ...]:
+    return tuple(t.with_namespaces_resolved(namespaces, keep_selector) for t in terms)
 
 
-def _resolve_weighted(terms: Sequence[WeightedAffinityTerm],
-                      namespaces: Sequence[Mapping[str, Any]]) -> tuple[WeightedAffinityTerm, ...]:
-    return tuple(t.with_namespaces_resolved(namespaces) for t in terms)
+def _resolve_weighted(terms: Sequence[WeightedAffinityTerm], namespaces: Sequence[Mapping[str, Any]],
+                      keep_selector: bool) -> tuple[WeightedAffinityTerm, ...]:
+    return tuple(t.with_namespaces_resolved(namespaces, keep_selector) for t in terms)
 
 
 def _has_preferred(affinity: Any, kind: str) -> bool:
@@ -431,6 +432,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     """Inter-pod affinity and anti-affinity, required (filter) and preferred (score), both directions."""
 
     name = "InterPodAffinity"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 
@@ -457,6 +459,9 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         self.hard_pod_affinity_weight: int = weight
         self.ignore_preferred_terms_of_existing_pods: bool = ignore
         self.index = ClusterIndex()
+        # v1.36 plugin.go mergeAffinityTermNamespacesIfNotEmpty takes the term by value: the incoming pod's
+        # namespace selector stays in force beside the names it selected (see AffinityTerm.with_namespaces_resolved).
+        self.keeps_namespace_selectors = not self.release.at_least(37)
 
     def _index(self, state: CycleState) -> ClusterIndex:
         """The index brought up to this request's snapshot (once per request and snapshot: preemption's dry
@@ -474,8 +479,8 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             return unresolvable(f"parsing pod: {terms.error_message()}")
         namespaces = snapshot.kind("Namespace")
         ns_objects = list(namespaces.values())
-        affinity_terms = _resolve(terms.required_affinity, ns_objects)
-        anti_terms = _resolve(terms.required_anti_affinity, ns_objects)
+        affinity_terms = _resolve(terms.required_affinity, ns_objects, self.keeps_namespace_selectors)
+        anti_terms = _resolve(terms.required_anti_affinity, ns_objects, self.keeps_namespace_selectors)
         ns_labels = namespace_labels(namespaces, pod.namespace)
         # Upstream counts over allNodes, every node of the scheduler's snapshot, not just the candidates.
         index = self._index(state)
@@ -532,8 +537,8 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             return Status(Code.ERROR, f"failed to parse pod: {terms.error_message()}")
         namespaces = snapshot.kind("Namespace")
         ns_objects = list(namespaces.values())
-        preferred = _resolve_weighted(terms.preferred_affinity, ns_objects)
-        preferred_anti = _resolve_weighted(terms.preferred_anti_affinity, ns_objects)
+        preferred = _resolve_weighted(terms.preferred_affinity, ns_objects, self.keeps_namespace_selectors)
+        preferred_anti = _resolve_weighted(terms.preferred_anti_affinity, ns_objects, self.keeps_namespace_selectors)
         ns_labels = namespace_labels(namespaces, pod.namespace)
         # Without preferred terms of its own, the incoming pod only meets the terms of existing pods, which is what
         # upstream's walk over the pods with affinity amounts to; with them, every pod counts.

@@ -102,6 +102,7 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
     """Filter on nodeSelector + required terms (+ added affinity); score by preferred term weights."""
 
     name = "NodeAffinity"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     node_local = True
     columnar = True
 

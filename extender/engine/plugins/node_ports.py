@@ -20,6 +20,7 @@ class NodePorts(FilterPlugin):
     """Filter: hostIP/protocol/hostPort conflicts with pods already on the node (0.0.0.0 overlaps all)."""
 
     name = "NodePorts"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     node_local = True
     columnar = True
 

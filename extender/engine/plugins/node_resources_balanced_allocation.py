@@ -12,6 +12,7 @@ from extender.cluster.columns import Int64Array, NodeBatch, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import MAX_NODE_SCORE, SKIP, CycleState, ScorePlugin, Status
+from extender.engine.plugins.dra_extended_resources import cel_list_attributes
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, parse_resource_specs
 from extender.engine.registry import register
 
@@ -66,7 +67,10 @@ class NodeResourcesBalancedAllocation(ScorePlugin):
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
         resources = parse_resource_specs(self.args.get("resources"), "NodeResourcesBalancedAllocation args.resources")
-        self.scorer = ResourceAllocationScorer(resources, balanced_resource_scorer, use_requested=True)
+        self.scorer = ResourceAllocationScorer(resources, balanced_resource_scorer, use_requested=True,
+                                               status_resources=True,
+                                               list_attributes=cel_list_attributes(self.release),
+                                               minor=self.release.minor)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         requests = self.scorer.requests_of(pod)

@@ -21,10 +21,11 @@ from extender.engine.framework import (
     Status,
     Verdicts,
 )
-from extender.engine.plugins.dra_extended_resources import delegated_to_dra
+from extender.engine.plugins.dra_extended_resources import cel_list_attributes, delegated_to_dra
 from extender.engine.plugins.resource_allocation import ResourceAllocationScorer, Scorer, parse_resource_specs
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
+from extender.kube.resources import resize_deferred
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -109,7 +110,8 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]], weights
     return scorer
 
 
-def _parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
+def parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
+    """validateFunctionShape: a non-empty list of {utilization 0..100 increasing, score 0..10} points."""
     shape = (rtcr or {}).get("shape") if isinstance(rtcr, Mapping) else None
     if not isinstance(shape, list) or not shape:
         raise ProfileError(f"{path}.shape: at least one point is required")
@@ -126,6 +128,9 @@ def _parse_shape(rtcr: Any, path: str) -> list[tuple[int, int]]:
             raise ProfileError(f"{path}.shape[{i}].utilization: values must be sorted in increasing order")
         points.append((u, s))
     return points
+
+
+_NATIVE_CHECKS = frozenset({"cpu", "memory", "ephemeral-storage"})
 
 
 @register
@@ -159,7 +164,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         elif kind == MOST_ALLOCATED:
             scorer = weighted_mean_scorer(most_requested_score, weights)
         elif kind == REQUESTED_TO_CAPACITY_RATIO:
-            shape = _parse_shape(strategy.get("requestedToCapacityRatio"),
+            shape = parse_shape(strategy.get("requestedToCapacityRatio"),
                                  f"{path}.scoringStrategy.requestedToCapacityRatio")
             scorer = requested_to_capacity_ratio_scorer(shape, weights)
         else:
@@ -167,15 +172,19 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         self.strategy = kind
         # Upstream builds Fit's scorer without enablePodLevelResources (only BalancedAllocation sets it), so
         # Fit's scores take container requests even when spec.resources sets pod-level ones (fit.go NewFit).
-        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False)
+        self.scorer = ResourceAllocationScorer(resources, scorer, use_requested=False, pod_level_resources=False,
+                                               list_attributes=cel_list_attributes(self.release),
+                                               minor=self.release.minor)
 
     def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
-        want = pod.requests
+        # PreFilter counts the incoming pod by its spec (no status resources), even when it names a node.
+        want = pod.spec_requests
         # Each check sets one bit per node; a node's set of bits, in this order, is its list of reasons.
         reasons = ["Too many pods"]
         bits = (batch.column("pod_count") + 1 > batch.column("alloc_pods")).astype(np.int64)
         unresolvable = np.zeros(len(batch), np.bool_)
         if not want.is_zero():
+            own = self._deferred_resize_node(pod, batch)
             checks: list[tuple[str, int, Int64Array, Int64Array]] = []
             if want.milli_cpu > 0:
                 checks.append(("cpu", want.milli_cpu, batch.column("alloc_cpu"), batch.column("req_cpu")))
@@ -196,7 +205,16 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
             # An extended resource a DeviceClass stands for is left to DRA on nodes that have none of it.
             delegated = delegated_to_dra(state)
             for name, amount, capacity, used in checks:
-                short = amount > capacity - used
+                need: Any = amount
+                if own is not None:
+                    # v1.37 fit.go adjustDeltasToAccomodateCacheDiscrepancy: on its own node a deferred resize
+                    # needs only what it asks beyond what the node already counts for it (a zero extended
+                    # resource delta is not checked at all).
+                    row, held = own
+                    delta = max(0, amount - held.get(name, 0))
+                    need = np.full(len(batch), amount, np.int64)
+                    need[row] = delta if delta or name in _NATIVE_CHECKS else -(2**62)
+                short = need > capacity - used
                 if name in delegated:
                     short &= capacity > 0
                 bits |= short.astype(np.int64) << len(reasons)
@@ -214,6 +232,23 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                                    *(reason for j, reason in enumerate(reasons) if mask >> j & 1)))
             index[codes == key] = len(statuses)
         return Verdicts(index, statuses)
+
+    def _deferred_resize_node(self, pod: PodRecord, batch: NodeBatch) -> tuple[int, dict[str, int]] | None:
+        """With InPlacePodVerticalScalingSchedulerPreemption, for a pod whose resize is deferred: the row of its own
+        node in the batch and what that node already counts for it (from its cached copy), else None."""
+        if not (pod.node_name and self.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
+                and resize_deferred(pod.raw)):
+            return None
+        for row, node in enumerate(batch.nodes):
+            if node.name != pod.node_name:
+                continue
+            for held in node.pods:
+                if held.uid == pod.uid:
+                    res = held.requests
+                    return row, {"cpu": res.milli_cpu, "memory": res.memory, "ephemeral-storage": res.ephemeral_storage,
+                                 **res.scalars}
+            return None
+        return None
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         state.data[_PRESCORE_KEY] = (self.scorer.requests_of(pod), self.scorer.dra_view(state.snapshot.dra))

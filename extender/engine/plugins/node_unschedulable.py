@@ -21,6 +21,7 @@ class NodeUnschedulable(FilterPlugin):
     """Filter: ``spec.unschedulable`` nodes pass only pods tolerating node.kubernetes.io/unschedulable."""
 
     name = "NodeUnschedulable"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     node_local = True
     columnar = True
 

@@ -13,9 +13,11 @@ pod's new volumes, volumes already used by the node's pods (a volume counted onc
 plus attached ones plus new ones must not exceed the limit (Unschedulable "node(s) exceed max volume
 count"). A claim of the incoming pod that does not exist rejects every node UnschedulableAndUnresolvable.
 
-Not modelled, because the cache does not hold these kinds today: VolumeAttachment objects (attached volumes
-not used by any pod are counted when the snapshot has kind "VolumeAttachment") and CSIDriver objects (only
-read under the VolumeLimitScaling gate, alpha and off in 1.36).
+VolumeAttachment objects count attached volumes not used by any pod. With the VolumeLimitScaling gate (alpha and
+off in v1.36, beta and on by default in v1.37), a driver of the pod's new volumes whose CSIDriver object sets
+``preventPodSchedulingIfMissing`` must be listed in the node's CSINode first: otherwise Unschedulable
+"<driver> CSI driver is not installed on the node" (csi.go Filter, checkCSIDriverOnNode; upstream walks a Go map,
+here the pod's volumes in order decide which missing driver is named).
 
 The incoming pod's volumes are resolved once in PreFilter, for nodes with and without a CSINode (the only
 node-dependent input); each scheduled pod's attachable volumes are cached on its record for as long as the
@@ -32,6 +34,7 @@ from extender.cluster.records import PodRecord
 from extender.engine.framework import SKIP, Code, CycleState, FilterPlugin, Status, unresolvable, unschedulable
 from extender.engine.plugins.volume_common import (
     IN_TREE_BY_NAME,
+    KIND_CSIDRIVER,
     KIND_VOLUMEATTACHMENT,
     PVC_RESOURCE,
     Objects,
@@ -183,6 +186,17 @@ def volume_limits(csinode: Mapping[str, Any] | None) -> dict[str, int]:
     return limits
 
 
+def _driver_on_node(objects: Objects, driver: str, csinode: Mapping[str, Any] | None) -> bool:
+    """checkCSIDriverOnNode: true unless the driver's CSIDriver asks to prevent scheduling where it is missing and
+    the node's CSINode does not list it."""
+    csidriver = objects.snapshot.kind(KIND_CSIDRIVER).get(driver)
+    if csidriver is None or spec(csidriver).get("preventPodSchedulingIfMissing") is not True:
+        return True
+    if csinode is None:
+        return False
+    return any(as_str(as_mapping(d).get("name")) == driver for d in as_list(spec(csinode).get("drivers")))
+
+
 def _attachments_by_node(objects: Objects) -> dict[str, Volumes]:
     """getNodeVolumeAttachmentInfo for every node: attached CSI volumes from VolumeAttachment objects."""
     by_node: dict[str, Volumes] = {}
@@ -225,6 +239,7 @@ class NodeVolumeLimits(FilterPlugin):
     """Reject nodes whose CSI drivers' volume limits the pod's new volumes would exceed."""
 
     name = "NodeVolumeLimits"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         for volume in pod_volumes(pod):
@@ -244,6 +259,10 @@ class NodeVolumeLimits(FilterPlugin):
             return new
         if not new:
             return None
+        if self.release.gate("VolumeLimitScaling"):
+            for driver in dict.fromkeys(new.values()):
+                if not _driver_on_node(objects, driver, csinode):
+                    return unschedulable(f"{driver} CSI driver is not installed on the node")
         limits = volume_limits(csinode)
         if not limits:
             return None

@@ -94,13 +94,20 @@ class AffinityTerm:
             return self.selector.matches(labels)
         return False
 
-    def with_namespaces_resolved(self, namespaces: Iterable[Mapping[str, Any]]) -> AffinityTerm:
+    def with_namespaces_resolved(self, namespaces: Iterable[Mapping[str, Any]],
+                                 keep_selector: bool = False) -> AffinityTerm:
         """Upstream ``mergeAffinityTermNamespacesIfNotEmpty`` for an incoming pod's term, without mutation.
 
-        A non-empty namespace selector is replaced by the names of the Namespace objects it selects
-        (added to the listed namespaces) and then by Nothing. An empty selector ({} = every namespace) is
-        kept as is. Upstream's "nothing" selector (a nil namespaceSelector) is not Empty() either, but it
-        selects no Namespace, which leaves the term unchanged: we return it as is.
+        A non-empty namespace selector adds the names of the Namespace objects it selects to the listed
+        namespaces, and is then replaced by Nothing. An empty selector ({} = every namespace) is kept as is.
+        Upstream's "nothing" selector (a nil namespaceSelector) is not Empty() either, but it selects no
+        Namespace, which leaves the term unchanged: we return it as is.
+
+        ``keep_selector`` is v1.36's behaviour (interpodaffinity/plugin.go takes the term by value there: the
+        names reach the shared set, the Nothing does not), under which the selector also stays in force, matched
+        against the empty label set of an existing pod's namespace (upstream passes nil labels): a selector that
+        empty labels satisfy (only DoesNotExist / NotIn) then matches pods of every namespace. v1.37 passes the
+        term by pointer.
         """
         if self.namespace_selector.empty or self.namespace_selector.matches_nothing:
             return self
@@ -109,7 +116,8 @@ class AffinityTerm:
             name, labels = _namespace_name_labels(ns)
             if self.namespace_selector.matches(labels):
                 selected.add(name)
-        return AffinityTerm(frozenset(selected), self.selector, self.topology_key, NOTHING)
+        return AffinityTerm(frozenset(selected), self.selector, self.topology_key,
+                            self.namespace_selector if keep_selector else NOTHING)
 
     def __repr__(self) -> str:
         return (f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
@@ -130,9 +138,10 @@ class WeightedAffinityTerm(AffinityTerm):
     def _key(self) -> tuple[Any, ...]:
         return (*AffinityTerm._key(self), self.weight)
 
-    def with_namespaces_resolved(self, namespaces: Iterable[Mapping[str, Any]]) -> WeightedAffinityTerm:
+    def with_namespaces_resolved(self, namespaces: Iterable[Mapping[str, Any]],
+                                 keep_selector: bool = False) -> WeightedAffinityTerm:
         """As :meth:`AffinityTerm.with_namespaces_resolved`, keeping the weight."""
-        resolved = AffinityTerm.with_namespaces_resolved(self, namespaces)
+        resolved = AffinityTerm.with_namespaces_resolved(self, namespaces, keep_selector)
         if resolved is self:
             return self
         return WeightedAffinityTerm(resolved.namespaces, resolved.selector, resolved.topology_key,

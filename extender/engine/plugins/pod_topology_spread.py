@@ -128,6 +128,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
     """Hard constraints filter (skew and missing topology labels), soft constraints score (fewer is better)."""
 
     name = "PodTopologySpread"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
     columnar = True
 

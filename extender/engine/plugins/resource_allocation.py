@@ -64,20 +64,28 @@ class ResourceAllocationScorer:
     """Computes per-resource vectors for one pod on one node and applies a scoring function."""
 
     def __init__(self, resources: Sequence[tuple[str, int]], scorer: Scorer, use_requested: bool,
-                 pod_level_resources: bool = True) -> None:
+                 pod_level_resources: bool = True, *, status_resources: bool = False, list_attributes: bool = True,
+                 minor: int = 37) -> None:
         self.resources = tuple(resources)
         self.pod_level_resources = pod_level_resources
+        self.status_resources = status_resources
+        self.minor = minor
         self.names = tuple(name for name, _ in self.resources)
-        self._memo_key = f"resource_allocation.requests:{use_requested}:{pod_level_resources}:{self.names}"
+        self._memo_key = (f"resource_allocation.requests:{use_requested}:{pod_level_resources}:{status_resources}:"
+                          f"{minor}:{self.names}")
         self.weights = tuple(weight for _, weight in self.resources)
         self.scorer = scorer
         self.use_requested = use_requested
-        self.devices = DeviceTotals()  # its own CEL cache, as upstream's scorer has
+        self.devices = DeviceTotals(list_attributes=list_attributes)  # its own CEL cache, as upstream's scorer has
 
     def pod_request_list(self, raw_pod: Mapping[str, Any]) -> list[int]:
-        """The pod's request for each configured resource (non-zero defaults unless use_requested)."""
+        """The pod's request for each configured resource (non-zero defaults unless use_requested); with
+        ``status_resources``, the resources its status reports count, as release 1.<minor> reads them
+        (resource_allocation.go calculatePodResourceRequest: UseStatusResources, which BalancedAllocation's scorer
+        sets from InPlacePodVerticalScaling, GA, and Fit's scorer leaves unset)."""
         requests = pod_requests(raw_pod, non_missing=None if self.use_requested else NON_ZERO_DEFAULTS,
-                                pod_level_resources=self.pod_level_resources)
+                                pod_level_resources=self.pod_level_resources,
+                                use_status_resources=self.status_resources, minor=self.minor)
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
 
     def requests_of(self, pod: PodRecord) -> list[int]:

@@ -34,6 +34,7 @@ class TaintToleration(FilterPlugin, ScorePlugin):
     """Filter on hard taints; score by the count of untolerated PreferNoSchedule taints (reversed)."""
 
     name = "TaintToleration"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     node_local = True
     columnar = True
 

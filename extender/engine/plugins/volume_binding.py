@@ -23,8 +23,15 @@ Filter, per node (UnschedulableAndUnresolvable, reasons in upstream's order):
   room ("node(s) didn't find available persistent volumes to bind", "node(s) did not have enough free
   storage").
 
-Score: StorageCapacityScoring is alpha and off by default in 1.36, so upstream builds no scorer and its
-PreScore always skips; so does this one (and ``args.shape`` is rejected, as upstream's validation does).
+Score (gate StorageCapacityScoring: alpha and off in v1.36, beta and on by default in v1.37): without the gate
+upstream builds no scorer, PreScore always skips and ``args.shape`` is rejected, as here. With it
+(volume_binding.go PreScore/Score, scorer.go), PreScore never skips, so a pod without claims scores 0 on every
+node (and the plugin's weight counts in the total); on a node where the pod's WaitForFirstConsumer claims take
+existing PVs (static bindings), each PV's class scores the claims' requests against the PVs' capacities; else
+each class of the claims to provision scores their requests against the capacity of the CSIStorageCapacity object
+that admitted them on the node (claims without one do not count). A class scores ``shape(requested × 100 /
+capacity)`` (100 when over capacity or capacity is 0), with the shape of ``args.shape`` (default: 10 at 0% down
+to 0 at 100%, times 10), and the node the rounded mean of its classes' scores.
 
 CSIDriver and CSIStorageCapacity objects are read from the snapshot when it has them (kinds "CSIDriver",
 "CSIStorageCapacity"); the cache does not keep them today, so capacity is never found short. Among PVs that
@@ -39,13 +46,26 @@ the snapshot's PV mapping: both rely on the cache replacing, never mutating, raw
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.engine.framework import SKIP, Code, CycleState, FilterPlugin, ScorePlugin, Status, unresolvable
+from extender.engine.framework import (
+    MAX_NODE_SCORE,
+    SKIP,
+    Code,
+    CycleState,
+    FilterPlugin,
+    PluginError,
+    ScorePlugin,
+    Status,
+    unresolvable,
+)
+from extender.engine.plugins.node_resources_fit import MAX_CUSTOM_PRIORITY_SCORE, broken_linear, parse_shape
 from extender.engine.plugins.volume_common import (
     ANN_BIND_COMPLETED,
     ANN_SELECTED_NODE,
@@ -86,6 +106,7 @@ from extender.engine.plugins.volume_common import (
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.quantity import QuantityError, parse_quantity, value
+from extender.kube.resources import resize_deferred
 from extender.kube.selectors import LabelSelector, NodeSelector, SelectorError, compile_label_selector
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -97,6 +118,10 @@ ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 
 _STATE_KEY = "PreFilterVolumeBinding"
+_VOLUMES_KEY = "VolumeBindingPodVolumes"  # node -> _NodeVolumes, for Score (upstream podVolumesByNode)
+# v1 defaults (SetDefaults_VolumeBindingArgs) with StorageCapacityScoring: prefer nodes with more free capacity.
+DEFAULT_SHAPE = ((0, MAX_CUSTOM_PRIORITY_SCORE), (100, 0))
+MAX_UTILIZATION = 100
 
 # (capacity, PV name): the order in which equally good PVs are preferred.
 SortKey = tuple[Fraction, str]
@@ -266,7 +291,9 @@ class _Provision:
         self.error: Status | None = None
         self.supported = True
         self.topology: list[LabelSelector] | None = None
-        self.capacities: list[LabelSelector] | None = None  # None: no capacity check
+        # None: no capacity check; else the node topology and ``capacity`` (bytes, None when the object has only
+        # maximumVolumeSize) of each CSIStorageCapacity with room for the claim, in the informer's order.
+        self.capacities: list[tuple[LabelSelector, int | None]] | None = None
         class_name = pvc_class(pvc)
         if not class_name:
             self.error = Status(Code.ERROR, f"no class for claim {go_quote(f'{namespace}/{name_of(pvc)}')}")
@@ -284,15 +311,25 @@ class _Provision:
             self.topology = _topology_selectors(terms)
         self.capacities = _capacity_selectors(objects, pvc, class_name, provisioner)
 
-    def check(self, node_labels: Mapping[str, str]) -> tuple[bool, bool]:
-        """(provisioning satisfied, storage sufficient) of this claim on a node."""
+    def check(self, node_labels: Mapping[str, str]) -> tuple[bool, bool, object]:
+        """(provisioning satisfied, storage sufficient, the node's capacity) of this claim on a node; the capacity
+        is the ``capacity`` of the CSIStorageCapacity object that admitted the claim (None: none was checked;
+        NO_CAPACITY_FIELD: the object has none)."""
         if not self.supported:
-            return False, True
+            return False, True, None
         if self.topology is not None and not any(s.matches(node_labels) for s in self.topology):
-            return False, True
-        if self.capacities is not None and not any(s.matches(node_labels) for s in self.capacities):
-            return True, False
-        return True, True
+            return False, True, None
+        if self.capacities is None:
+            return True, True, None
+        for selector, capacity in self.capacities:
+            if selector.matches(node_labels):
+                return True, True, NO_CAPACITY_FIELD if capacity is None else capacity
+        return True, False, None
+
+
+# A CSIStorageCapacity that admitted a claim by its maximumVolumeSize and has no capacity: upstream's Score
+# dereferences the missing capacity (and crashes); here Score answers an Error.
+NO_CAPACITY_FIELD = object()
 
 
 def _topology_selectors(terms: list[Any]) -> list[LabelSelector]:
@@ -312,8 +349,9 @@ def _topology_selectors(terms: list[Any]) -> list[LabelSelector]:
 
 
 def _capacity_selectors(objects: Objects, pvc: Mapping[str, Any], class_name: str,
-                        provisioner: str) -> list[LabelSelector] | None:
-    """hasEnoughCapacity, less the node: the node topologies of the capacity objects with room for the claim.
+                        provisioner: str) -> list[tuple[LabelSelector, int | None]] | None:
+    """hasEnoughCapacity, less the node: the node topologies (and capacities) of the capacity objects with room
+    for the claim.
 
     None when no check applies: no storage request, or a driver that is not a CSIDriver object opting into
     storage capacity tracking.
@@ -325,7 +363,7 @@ def _capacity_selectors(objects: Objects, pvc: Mapping[str, Any], class_name: st
     if driver is None or spec(driver).get("storageCapacity") is not True:
         return None
     size = value(request)
-    selectors: list[LabelSelector] = []
+    selectors: list[tuple[LabelSelector, int | None]] = []
     for capacity in objects.snapshot.kind(KIND_CSISTORAGECAPACITY).values():
         if as_str(capacity.get("storageClassName")) != class_name:
             continue
@@ -344,9 +382,16 @@ def _capacity_selectors(objects: Objects, pvc: Mapping[str, Any], class_name: st
         if topology is None:
             continue
         try:
-            selectors.append(compile_label_selector(as_mapping(topology)))
+            selector = compile_label_selector(as_mapping(topology))
         except SelectorError:
             continue  # upstream logs the error and treats the node as without access
+        total: int | None = None
+        if capacity.get("capacity") is not None:
+            try:
+                total = value(parse_quantity(capacity["capacity"]))
+            except (QuantityError, TypeError):
+                total = None
+        selectors.append((selector, total))
     return selectors
 
 
@@ -416,6 +461,40 @@ class _DelayClaim:
         candidates.finish()
 
 
+class _NodeVolumes:
+    """What Score reads of FindPodVolumes on one node: (class, requested bytes, capacity bytes) of each static
+    binding (the PV's class and capacity), and of each dynamic provision (the claim's class, the capacity of the
+    CSIStorageCapacity that admitted it, None when none was checked)."""
+
+    __slots__ = ("dynamic", "static")
+
+    def __init__(self) -> None:
+        self.static: list[tuple[str, int, int]] = []
+        self.dynamic: list[tuple[str, int, object]] = []
+
+    def score(self, scorer: Callable[[int, int], int]) -> int:
+        """volume_binding.go Score with scorer.go's volumeCapacityScorer: the rounded mean of the class scores."""
+        classes: dict[str, list[int]] = {}  # class -> [requested, capacity]
+        if self.static:
+            for class_name, requested, capacity in self.static:
+                entry = classes.setdefault(class_name, [0, 0])
+                entry[0] += requested
+                entry[1] += capacity
+        else:
+            for class_name, requested, node_capacity in self.dynamic:
+                if node_capacity is None:
+                    continue
+                if node_capacity is NO_CAPACITY_FIELD:
+                    raise PluginError("the CSIStorageCapacity admitting a claim has no capacity")
+                entry = classes.setdefault(class_name, [0, 0])
+                entry[1] = int(node_capacity)  # type: ignore[call-overload]  # the node's capacity, not a sum
+                entry[0] += requested
+        if not classes:
+            return 0
+        total = sum(scorer(requested, capacity) for requested, capacity in classes.values())
+        return (2 * total + len(classes)) // (2 * len(classes))  # math.Round of a non-negative mean
+
+
 class _State:
     """What PreFilter resolved for the pod."""
 
@@ -438,9 +517,23 @@ def _validate_args(args: Mapping[str, Any]) -> None:
     if timeout < 0:
         raise ProfileError("VolumeBinding args.bindTimeoutSeconds: invalid BindTimeoutSeconds, should not be a "
                            "negative value")
-    if args.get("shape") is not None:
-        raise ProfileError("VolumeBinding args.shape: unexpected field `shape`, remove it or turn on the feature "
-                           "gate StorageCapacityScoring")
+def _scorer(args: Mapping[str, Any], scoring: bool) -> Callable[[int, int], int] | None:
+    """ValidateVolumeBindingArgsWithOptions and New's scorer: none without StorageCapacityScoring (and ``shape``
+    refused), else the shape's broken-linear function of utilization (default DEFAULT_SHAPE)."""
+    if not scoring:
+        if args.get("shape") is not None:
+            raise ProfileError("VolumeBinding args.shape: unexpected field `shape`, remove it or turn on the feature "
+                               "gate StorageCapacityScoring")
+        return None
+    shape = parse_shape(args, "VolumeBinding args") if args.get("shape") is not None else list(DEFAULT_SHAPE)
+    raw = broken_linear([(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape])
+
+    def class_score(requested: int, capacity: int) -> int:
+        utilization = MAX_UTILIZATION if capacity == 0 or requested > capacity \
+            else requested * MAX_UTILIZATION // capacity
+        return int(raw(np.array([utilization], np.int64))[0])
+
+    return class_score
 
 
 @register
@@ -448,10 +541,12 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
     """Check that the pod's claims are bound to reachable volumes, or can be bound or provisioned on the node."""
 
     name = "VolumeBinding"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
         _validate_args(self.args)
+        self.scorer = _scorer(self.args, self.release.gate("StorageCapacityScoring"))
         timeout = self.args.get("bindTimeoutSeconds")
         self.bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS if timeout is None else int(timeout)
 
@@ -553,7 +648,9 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
             unbound = self._unbound(pre, node.name, node_labels)
             if isinstance(unbound, Status):
                 return unbound
-            bind_conflict, not_enough_space = unbound
+            bind_conflict, not_enough_space, volumes = unbound
+            if self.scorer is not None:
+                state.data.setdefault(_VOLUMES_KEY, {})[node.name] = volumes
 
         reasons: list[str] = []
         if node_conflict:
@@ -567,13 +664,16 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
         return unresolvable(*reasons) if reasons else None
 
     @staticmethod
-    def _unbound(pre: _State, node_name: str, node_labels: Mapping[str, str]) -> tuple[bool, bool] | Status:
-        """(bind conflict, not enough space) of the WaitForFirstConsumer claims on a node, or an Error."""
+    def _unbound(pre: _State, node_name: str,
+                 node_labels: Mapping[str, str]) -> tuple[bool, bool, _NodeVolumes] | Status:
+        """(bind conflict, not enough space, what Score reads) of the WaitForFirstConsumer claims on a node, or an
+        Error (FindPodVolumes: the PVs the claims take, then the claims left to provision)."""
+        volumes = _NodeVolumes()
         to_provision: list[_DelayClaim] = []
         for claim in pre.delay:
             if claim.selected_node is not None:
                 if claim.selected_node != node_name:
-                    return True, False  # provisioning already started for another node
+                    return True, False, volumes  # provisioning already started for another node
                 to_provision.append(claim)
         satisfied = True
         if pre.to_match:
@@ -587,6 +687,7 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
                     to_provision.append(claim)
                     continue
                 chosen.add(name_of(pv))
+                volumes.static.append((pv_class(pv), int(value(claim.size)), int(value(pv_capacity(pv)))))
         sufficient = True
         if to_provision:
             # Claims without a volume must be provisionable here; this decides satisfaction afresh.
@@ -595,15 +696,37 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
                 provision = claim.provision
                 if provision.error is not None:
                     return provision.error
-                satisfied, sufficient = provision.check(node_labels)
+                satisfied, sufficient, capacity = provision.check(node_labels)
                 if not satisfied or not sufficient:
                     break
-        return not satisfied, not sufficient
+                volumes.dynamic.append((as_str(spec(claim.pvc).get("storageClassName")), int(value(claim.size)),
+                                        capacity))
+        return not satisfied, not sufficient, volumes
 
     # ---- Score ---------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        # StorageCapacityScoring is off: upstream has no scorer, and its PreScore always skips.
-        return SKIP
+        if self.scorer is None:
+            return SKIP  # StorageCapacityScoring off: upstream has no scorer, and its PreScore always skips
+        if self.release.gate("InPlacePodVerticalScalingSchedulerPreemption") and resize_deferred(pod.raw):
+            # v1.37: PreFilter skipped the deferred resize without writing its state, which PreScore then reads:
+            # upstream's error (kube-scheduler only scores with two feasible nodes, and such a pod has one).
+            return Status(Code.ERROR, "not found")
+        if _STATE_KEY not in state.data:
+            # A prioritize call runs no PreFilter: resolve the claims now (no claims, or rejected: every node 0).
+            self.pre_filter(state, pod, nodes)
+        return None
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
-        return 0
+        pre: _State | None = state.data.get(_STATE_KEY)
+        if self.scorer is None or pre is None or not pre.delay:
+            return 0  # no claims to bind here: upstream's podVolumesByNode has the node with nothing in it
+        by_node: dict[str, _NodeVolumes] = state.data.setdefault(_VOLUMES_KEY, {})
+        volumes = by_node.get(node.name)
+        if volumes is None:  # prioritize: Filter did not run on this node in this cycle
+            record = node.node
+            assert record is not None
+            unbound = self._unbound(pre, node.name, record.labels)
+            if isinstance(unbound, Status):
+                raise PluginError(unbound.message)
+            volumes = by_node[node.name] = unbound[2]
+        return volumes.score(self.scorer)

@@ -91,6 +91,7 @@ class VolumeRestrictions(FilterPlugin):
     """Reject nodes where the pod's disks conflict, and pods whose ReadWriteOncePod claims are in use."""
 
     name = "VolumeRestrictions"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
     prefilter_reads_pods = True  # upstream updates its PreFilter state through AddPod/RemovePod
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:

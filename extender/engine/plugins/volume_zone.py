@@ -95,6 +95,7 @@ class VolumeZone(FilterPlugin):
     """Reject nodes outside the zones and regions of the pod's bound volumes."""
 
     name = "VolumeZone"
+    skips_deferred_resize = True  # v1.37 PreFilter: Skip a deferred resize (see Plugin)
 
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
         topologies = pod_pv_topologies(Objects(state.snapshot), pod)

@@ -13,7 +13,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 )
 
 // Cycle is what kube-scheduler's own scheduling cycle concludes for the pod (schedule_one.go's
@@ -42,9 +41,9 @@ type PostFilterOut struct {
 type noNominator struct{}
 
 func (noNominator) AddNominatedPod(klog.Logger, fwk.PodInfo, *fwk.NominatingInfo) {}
-func (noNominator) DeleteNominatedPodIfExists(*v1.Pod)                                {}
-func (noNominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)              {}
-func (noNominator) NominatedPodsForNode(string) []fwk.PodInfo                         { return nil }
+func (noNominator) DeleteNominatedPodIfExists(*v1.Pod)                            {}
+func (noNominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)          {}
+func (noNominator) NominatedPodsForNode(string) []fwk.PodInfo                     { return nil }
 
 // recordVictims replaces the preemption executor's API calls with a record of the pods it would evict.
 func recordVictims(env *env) *[]string {
@@ -54,11 +53,7 @@ func recordVictims(env *env) *[]string {
 		return victims
 	}
 	done := make(chan string, 1024)
-	pl.Executor.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor,
-		victim *v1.Pod, _ string) error {
-		done <- victim.Namespace + "/" + victim.Name
-		return nil
-	}
+	recordPreemptPod(pl.Executor, func(victim *v1.Pod) { done <- victim.Namespace + "/" + victim.Name })
 	env.drainVictims = func() {
 		// Asynchronous preemption evicts from a goroutine: wait until it has finished.
 		deadline := time.Now().Add(10 * time.Second)

@@ -1,5 +1,5 @@
 // Command oracle runs kube-scheduler's in-tree plugins (k8s.io/kubernetes
-// v1.36.3) on scenarios read as JSON Lines from stdin and prints, for each
+// v1.36.3, or v1.37.2 when built with go.1.37.mod) on scenarios read as JSON Lines from stdin and prints, for each
 // scenario, one JSON line with every plugin's verdict and score on every node.
 //
 // Input line:  {"id": "...", "objects": [...], "pod": {...}, "profile": {...}}
@@ -25,14 +25,30 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// kubernetesVersion is the release this binary is built from (set by tests/oracle/build).
+var kubernetesVersion = "unknown"
+
 var validateMode = flag.Bool("validate", false, "check that the scenarios' objects are valid and already defaulted, instead of scheduling")
 var benchStream = flag.Bool("bench-stream", false, "build the cluster of the first scenario line once, then time each further line's {pod, runs, sample} on it (see BenchStream)")
 var benchRuns = flag.Int("bench", 0, "time this many full scheduling cycles per scenario through the framework runtime, instead of reporting verdicts")
+var featureGates = flag.String("feature-gates", "", "feature gates to set, as kube-scheduler's --feature-gates (A=true,B=false)")
+var listGates = flag.Bool("list-feature-gates", false, "print every feature gate of this release (default, stage, locked) and their dependencies as JSON, then exit")
 
 func main() {
 	flag.Parse()
 	if os.Getenv("ORACLE_VERBOSE") == "" {
 		klog.SetLogger(logr.Discard())
+	}
+	if *listGates {
+		if err := dumpGates(os.Stdout, kubernetesVersion); err != nil {
+			fmt.Fprintln(os.Stderr, "oracle:", err)
+			os.Exit(2)
+		}
+		return
+	}
+	if err := setGates(*featureGates); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle:", err)
+		os.Exit(2)
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)

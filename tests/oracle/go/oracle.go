@@ -110,16 +110,16 @@ func build(sc *Scenario, parallelism int) (*env, error) {
 		}
 	}
 
-	fw, err := frameworkruntime.NewFramework(ctx, registry, profile,
+	options := append(snapshotListers(snapshot),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)),
 		frameworkruntime.WithParallelism(parallelism),
 		frameworkruntime.WithPodNominator(noNominator{}),
 	)
+	fw, err := frameworkruntime.NewFramework(ctx, registry, profile, options...)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("building framework: %w", err)
@@ -192,6 +192,7 @@ func runCycle(ctx context.Context, enabled *config.Plugins, instances map[string
 		}
 		preRes = preRes.Merge(r)
 		if !preRes.AllNodes() && len(preRes.NodeNames) == 0 {
+			// RunPreFilterPlugins names them sorted (sets.List), in both releases.
 			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", sets.List(pluginsWithNodes))
 			if len(pluginsWithNodes) == 1 {
 				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", sets.List(pluginsWithNodes)[0])
@@ -349,7 +350,11 @@ func decodeObjects(sc *Scenario) (objs []runtime.Object, nodes []*v1.Node, assig
 		return nil, nil, nil, nil, fmt.Errorf("pod: got %T", obj)
 	}
 	defaultPod(pod)
-	objs = append(objs, pod)
+	// A pod to schedule that is also one of the objects (a bound pod whose resize is deferred) is that object:
+	// the cluster holds it once.
+	if !slices.ContainsFunc(pods, func(p *v1.Pod) bool { return p.Namespace == pod.Namespace && p.Name == pod.Name }) {
+		objs = append(objs, pod)
+	}
 	return objs, nodes, assigned, pod, nil
 }
 
@@ -417,8 +422,7 @@ func newDRAManager(ctx context.Context, client *fake.Clientset, factory informer
 		KubeClient:               client,
 	}
 	if opts.EnableDeviceTaintRules {
-		opts.TaintInformer = factory.Resource().V1beta2().DeviceTaintRules()
-		opts.ClassInformer = factory.Resource().V1().DeviceClasses()
+		setTaintInformers(&opts, factory) // as scheduler.go of the release does (k8s136.go / k8s137.go)
 	}
 	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {

@@ -107,7 +107,7 @@ func validateObject(obj runtime.Object) field.ErrorList {
 	case *apps.ReplicaSet:
 		return appsvalidation.ValidateReplicaSet(o, podutil.GetValidationOptionsFromPodTemplate(&o.Spec.Template, nil))
 	case *apps.StatefulSet:
-		return appsvalidation.ValidateStatefulSet(o, podutil.GetValidationOptionsFromPodTemplate(&o.Spec.Template, nil))
+		return validateStatefulSet(o, podutil.GetValidationOptionsFromPodTemplate(&o.Spec.Template, nil))
 	case *storage.StorageClass:
 		return storagevalidation.ValidateStorageClass(o)
 	case *storage.CSINode:

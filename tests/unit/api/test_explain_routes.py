@@ -51,7 +51,8 @@ def test_get_explains_a_pending_pod_from_the_cache(client: TestClient) -> None:
         "reasons": {"Insufficient cpu": 2, "node(s) had untolerated taint(s)": 1}, "fitError": fit_error,
         # The whole PodScheduled message: FitError, then the PostFilter plugins' words.
         # big could take it without busy, but busy's priority is not lower; the others cannot help at all.
-        "message": f"{fit_error} no new claims to deallocate, preemption: 0/3 nodes are available: "
+        # (offline, kubernetesVersion auto follows v1.37.2, whose DynamicResources says nothing without claims)
+        "message": f"{fit_error} preemption: 0/3 nodes are available: "
                    "1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."}
     assert [p["plugin"] for p in outcome["postFilter"]["plugins"]] == ["DynamicResources", "DefaultPreemption"]
     table = client.get("/explain/shop/waiting?format=table")

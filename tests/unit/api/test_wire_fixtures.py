@@ -1,5 +1,6 @@
-"""Contract test: the exact requests kube-scheduler v1.36.3 sent (tests/fixtures/wire/) decode with our
-models, and the service answers each of them in the shape kube-scheduler reads."""
+"""Contract test: the exact requests kube-scheduler v1.36.3 and v1.37.2 sent (tests/fixtures/wire/<tag>/) decode
+with our models, and the service (following the release that sent them) answers each of them in the shape
+kube-scheduler reads."""
 
 from __future__ import annotations
 
@@ -16,13 +17,27 @@ from extender.cluster.cache import ClusterCache
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
+from extender.kube.release import release
 
-WIRE = Path(__file__).resolve().parents[2] / "fixtures" / "wire"
+WIRE_ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "wire"
+RELEASES = {"v1.36.3": 36, "v1.37.2": 37}
+_recording: list[str] = ["v1.36.3"]  # the release whose recording load() reads (set by the tag fixture)
+
+
+@pytest.fixture(params=sorted(RELEASES), autouse=True)
+def tag(request: pytest.FixtureRequest) -> str:
+    """Every test runs on each release's recording."""
+    _recording[0] = str(request.param)
+    return str(request.param)
 
 
 def load(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = orjson.loads((WIRE / name).read_bytes())
+    data: dict[str, Any] = orjson.loads((WIRE_ROOT / _recording[0] / name).read_bytes())
     return data
+
+
+def framework(tag: str) -> Framework:
+    return Framework(build_profile(None, release=release(RELEASES[tag])))
 
 
 def recorded_cluster(victim_uids_from: str = "preempt-victims.json") -> ClusterCache:
@@ -43,12 +58,12 @@ def recorded_cluster(victim_uids_from: str = "preempt-victims.json") -> ClusterC
 
 
 @pytest.fixture
-def client() -> TestClient:
-    return TestClient(create_app(Scheduler(recorded_cluster(), [Framework(build_profile(None))])))
+def client(tag: str) -> TestClient:
+    return TestClient(create_app(Scheduler(recorded_cluster(), [framework(tag)])))
 
 
 def test_every_fixture_decodes() -> None:
-    names = sorted(p.name for p in WIRE.glob("*.json"))
+    names = sorted(p.name for p in (WIRE_ROOT / _recording[0]).glob("*.json"))
     assert {"filter-nodenames.json", "filter-nodes.json", "prioritize-nodenames.json", "prioritize-nodes.json",
             "bind.json", "preempt-metavictims.json", "preempt-victims.json"} <= set(names)
     args = decode(load("filter-nodenames.json"), ExtenderArgs)
@@ -86,10 +101,10 @@ def test_answers_to_recorded_requests(client: TestClient) -> None:
         assert isinstance(body, list) and all(set(e) == {"Host", "Score"} and 0 <= e["Score"] <= 10 for e in body)
 
 
-def test_preempt_with_recorded_victims() -> None:
+def test_preempt_with_recorded_victims(tag: str) -> None:
     """Both nodes are full with a 1500m victim each; the 'critical' pod fits on either once it is gone."""
     for name in ("preempt-metavictims.json", "preempt-victims.json"):
-        client = TestClient(create_app(Scheduler(recorded_cluster(name), [Framework(build_profile(None))])))
+        client = TestClient(create_app(Scheduler(recorded_cluster(name), [framework(tag)])))
         request = load(name)
         body = client.post("/preempt", json=request).json()
         assert set(body) == {"NodeNameToMetaVictims"}

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Build upstream/allocoracle (upstream's structured allocator, dynamic-resource-allocation v0.36.3)
-# and cache it at ${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/v1.36.3/bin/dra-allocoracle.
+# Build upstream/allocoracle (upstream's structured allocator) against dynamic-resource-allocation
+# v0.36.3 (default) or, with `--version 1.37`, v0.37.2, and cache it at
+# ${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/v1.3x.y/bin/dra-allocoracle.
 # Rebuilt only when the Go source or the Go version changes. Prints the binary's path.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+minor=1.36
+if [[ "${1:-}" == "--version" ]]; then
+  minor="${2:?--version needs 1.36 or 1.37}"
+fi
+case "$minor" in
+  1.36) k8s=v1.36.3 dra_version=v0.36.3 ;;
+  1.37) k8s=v1.37.2 dra_version=v0.37.2 ;;
+  *) echo "build_alloc_oracle.sh: unsupported version $minor (1.36 or 1.37)" >&2; exit 2 ;;
+esac
 src="$here/upstream/allocoracle/main.go.txt"
-cache="${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/v1.36.3"
+cache="${EXTENDER_K8S_CACHE:-$HOME/.cache/extender-k8s}/$k8s"
 bin="$cache/bin/dra-allocoracle"
 stamp="$bin.sha256"
 if ! command -v go >/dev/null 2>&1; then

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from extender.dra.allocator import DEFAULT_FEATURES, Allocator, allocated_state
+from extender.dra.allocator import DEFAULT_FEATURES, Allocator, Features, allocated_state
 from extender.dra.capacity import format_binary_si
 from extender.dra.cel import CelCache
 from extender.dra.records import (
@@ -57,9 +57,10 @@ def claim(name: str, count: int = 1, *, allocation: dict[str, Any] | None = None
     return obj
 
 
-def allocator(slices: list[dict[str, Any]], claims: list[dict[str, Any]] = ()) -> Allocator:  # type: ignore[assignment]
+def allocator(slices: list[dict[str, Any]], claims: list[dict[str, Any]] = (),  # type: ignore[assignment]
+              features: Features = DEFAULT_FEATURES) -> Allocator:
     return Allocator(
-        DEFAULT_FEATURES,
+        features,
         allocated_state(claim_record(c) for c in claims),
         {"gpu": device_class_record(gpu_class())},
         [slice_record(s) for s in slices],
@@ -67,8 +68,13 @@ def allocator(slices: list[dict[str, Any]], claims: list[dict[str, Any]] = ()) -
     )
 
 
-def test_allocation_result_in_api_shape() -> None:
-    results = allocator([gpu_slice("node-a")]).allocate("node-a", {}, [claim_record(claim("c1", 2))])
+@pytest.mark.parametrize(("minor", "config_requests"), [
+    (36, {"requests": ["gpu"]}),
+    (37, {}),  # v0.37.2: a config that names every request of the claim applies to all (no list)
+])
+def test_allocation_result_in_api_shape(minor: int, config_requests: dict[str, list[str]]) -> None:
+    results = allocator([gpu_slice("node-a")], features=Features(minor=minor)).allocate(
+        "node-a", {}, [claim_record(claim("c1", 2))])
     assert results is not None
     assert results[0].to_api() == {
         "devices": {
@@ -78,7 +84,7 @@ def test_allocation_result_in_api_shape() -> None:
             ],
             "config": [
                 {"opaque": {"driver": DRIVER, "parameters": {"sharing": "none"}}, "source": "FromClass",
-                 "requests": ["gpu"]}
+                 **config_requests}
             ],
         },
         "nodeSelector": {
@@ -146,11 +152,18 @@ def test_deadline_passed_raises_timeout() -> None:
     assert str(err.value) == "filter operation aborted: context deadline exceeded"
 
 
-def test_cel_runtime_error_is_an_allocation_error() -> None:
+@pytest.mark.parametrize(("minor", "text"), [
+    (36, "claim default/c1: selector #0: CEL runtime error: no such key: missing"),
+    # v0.37.2 names the device and adds a hint for a missing key.
+    (37, "claim default/c1: selector #0 on device gpu.example.com/node-a/gpu-0: CEL runtime error: no such key: "
+         "missing. consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() "
+         "for optional fields"),
+])
+def test_cel_runtime_error_is_an_allocation_error(minor: int, text: str) -> None:
     bad = claim("c1", selectors=[{"cel": {"expression": f'device.attributes["{DRIVER}"].missing == 1'}}])
     with pytest.raises(AllocationError) as err:
-        allocator([gpu_slice("node-a")]).allocate("node-a", {}, [claim_record(bad)])
-    assert str(err.value) == "claim default/c1: selector #0: CEL runtime error: no such key: missing"
+        allocator([gpu_slice("node-a")], features=Features(minor=minor)).allocate("node-a", {}, [claim_record(bad)])
+    assert str(err.value) == text
     assert not err.value.failed_on_node and not err.value.timed_out
 
 
@@ -281,3 +294,28 @@ def test_records_copy_and_pickle_after_selectors_ran() -> None:
     for clone in (copy.deepcopy(record), pickle.loads(pickle.dumps(record))):
         assert clone.devices[0].name == "gpu-0"
         assert compiled.device_matches(clone.devices[0], DRIVER) == (True, None)
+
+
+@pytest.mark.parametrize("minor", [36, 37])
+def test_a_request_with_derived_attributes_is_refused_from_v1_37(minor: int) -> None:
+    derived = claim("c1", derivedAttributes=[{"name": "gpu.example.com/x", "expression": "1"}])
+    alloc = allocator([gpu_slice("node-a")], features=Features(minor=minor))
+    if minor == 36:  # the field does not exist in v1.36's API: nothing reads it
+        assert alloc.allocate("node-a", {}, [claim_record(derived)]) is not None
+        return
+    with pytest.raises(AllocationError) as err:
+        alloc.allocate("node-a", {}, [claim_record(derived)])
+    assert str(err.value) == ("claim default/c1, request gpu: cannot handle request with derived attributes, "
+                              "the feature is disabled")
+
+
+@pytest.mark.parametrize(("minor", "taken"), [(36, ["gpu-0", "gpu-1", "gpu-2"]), (37, None)])
+def test_distinct_attribute_compares_every_device_of_a_request_from_v1_37(minor: int, taken: list[str] | None) -> None:
+    # Models a, b, a: v1.36 remembers one value per request (b replaces a), so the third device passes.
+    slice_ = gpu_slice("node-a", 3)
+    for device, model in zip(slice_["spec"]["devices"], ("a", "b", "a"), strict=True):
+        device["attributes"] = {"model": {"string": model}}
+    distinct = claim("c1", 3)
+    distinct["spec"]["devices"]["constraints"] = [{"distinctAttribute": f"{DRIVER}/model"}]
+    results = allocator([slice_], features=Features(minor=minor)).allocate("node-a", {}, [claim_record(distinct)])
+    assert (None if results is None else [d.device for d in results[0].devices]) == taken

@@ -1,8 +1,9 @@
 """Upstream's ``cel/compile_test.go`` scenarios (those of the scheduler's CEL environment).
 
-``data/upstream_cel_scenarios.jsonl`` holds each scenario's expression and device, with what
-upstream's ``cel`` package answered under the scheduler's settings (regenerate with
-``dump_upstream_cel.sh``). Our compile error, match and runtime error must be the same.
+``data/upstream_cel_scenarios-<version>.jsonl`` holds each scenario's expression and device, with what
+upstream's ``cel`` package (v0.36.3, v0.37.2) answered under the scheduler's settings (regenerate with
+``dump_upstream_cel.sh [--version 1.37]``). Our compile error, match and runtime error, with the cache
+set up as that release's scheduler does, must be the same.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ import pytest
 from extender.dra.cel import CelCache
 from extender.dra.records import slice_record
 
-DATA = Path(__file__).parent / "data" / "upstream_cel_scenarios.jsonl"
-SCENARIOS = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-CACHE = CelCache()
+DATA = Path(__file__).parent / "data"
+DRA_VERSIONS = {36: "v0.36.3", 37: "v0.37.2"}
+SCENARIOS = [(minor, json.loads(line)) for minor, version in DRA_VERSIONS.items()
+             for line in (DATA / f"upstream_cel_scenarios-{version}.jsonl").read_text().splitlines() if line.strip()]
+CACHES = {36: CelCache(list_attributes=False), 37: CelCache(list_attributes=True)}
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
-def test_scenario_matches_upstream(scenario: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("minor", "scenario"), SCENARIOS, ids=[f"1.{m}-{s['name']}" for m, s in SCENARIOS])
+def test_scenario_matches_upstream(minor: int, scenario: dict[str, Any]) -> None:
     device = dict(scenario["device"])
     device["attributes"] = device.get("attributes") or {}
     record = slice_record(
@@ -36,7 +39,7 @@ def test_scenario_matches_upstream(scenario: dict[str, Any]) -> None:
             },
         }
     ).devices[0]
-    compiled = CACHE.get_or_compile(scenario["expression"])
+    compiled = CACHES[minor].get_or_compile(scenario["expression"])
     assert compiled.error == scenario.get("compileError")
     if compiled.error is None:
         assert compiled.device_matches(record, scenario["driver"]) == (scenario["matches"], scenario.get("error"))

@@ -1,13 +1,15 @@
 """Upstream's allocator test table, replayed against our allocator.
 
-``data/upstream_allocator_cases.jsonl.gz`` holds every case of ``structured/internal/allocatortesting``
-(``TestAllocator`` and ``TestLexicographicalAllocator``) of dynamic-resource-allocation v0.36.3 that
-runs against the incubating allocator: its inputs (features, node, classes, slices, claims, allocated
-state) and what upstream's incubating allocator returned (allocation results or error text), captured
-while upstream's own test run asserted those outputs equal the table's expectations. Regenerate with
-``tests/unit/dra/dump_upstream_cases.sh``.
+``data/upstream_allocator_cases-<version>.jsonl.gz`` holds every case of
+``structured/internal/allocatortesting`` (``TestAllocator`` and ``TestLexicographicalAllocator``) of
+dynamic-resource-allocation v0.36.3 and v0.37.2 that runs against the incubating allocator: its inputs
+(features, node, classes, slices, claims, allocated state) and what upstream's incubating allocator
+returned (allocation results or error text), captured while upstream's own test run asserted those
+outputs equal the table's expectations. Regenerate with
+``tests/unit/dra/dump_upstream_cases.sh [--version 1.37]``.
 
-Each case asserts that our allocation (or error text) equals upstream's.
+Each case asserts that our allocation (or error text), with the allocator code of that release, equals
+upstream's.
 """
 
 from __future__ import annotations
@@ -28,18 +30,21 @@ from extender.dra.results import AllocationError
 from extender.kube.quantity import parse_quantity
 
 _TEST_LISTER_NOT_FOUND = ' "not found" not found'
-DATA = Path(__file__).parent / "data" / "upstream_allocator_cases.jsonl.gz"
+DATA = Path(__file__).parent / "data"
+#: Each release's minor and the dynamic-resource-allocation version its kube-scheduler vendors.
+DRA_VERSIONS = {36: "v0.36.3", 37: "v0.37.2"}
 
 
-def _cases() -> list[dict[str, Any]]:
-    with gzip.open(DATA, "rt", encoding="utf-8") as stream:
+def _cases(minor: int) -> list[dict[str, Any]]:
+    path = DATA / f"upstream_allocator_cases-{DRA_VERSIONS[minor]}.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as stream:
         return [json.loads(line) for line in stream if line.strip()]
 
 
-CASES = _cases()
+CASES = [(minor, case) for minor in DRA_VERSIONS for case in _cases(minor)]
 
 
-def _features(raw: Mapping[str, bool]) -> Features:
+def _features(raw: Mapping[str, bool], minor: int) -> Features:
     return Features(
         admin_access=raw["AdminAccess"],
         prioritized_list=raw["PrioritizedList"],
@@ -47,6 +52,8 @@ def _features(raw: Mapping[str, bool]) -> Features:
         device_taints=raw["DeviceTaints"],
         device_binding_and_status=raw["DeviceBindingAndStatus"],
         consumable_capacity=raw["ConsumableCapacity"],
+        fractional_capacity_range=raw.get("FractionalCapacityRange", False),
+        minor=minor,
     )
 
 
@@ -95,15 +102,16 @@ def _normalize(results: list[Mapping[str, Any]] | None) -> list[Any] | None:
     return out
 
 
-def run_case(case: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]] | None]:
-    """Our answer to a case: ``(error text, None)`` or ``(None, results in API shape or None)``."""
+def run_case(case: dict[str, Any], minor: int) -> tuple[str | None, list[dict[str, Any]] | None]:
+    """Our answer to a case with release ``minor``'s allocator: ``(error text, None)`` or ``(None, results
+    in API shape or None)``."""
     node = case["node"]
     allocator = Allocator(
-        _features(case["features"]),
+        _features(case["features"], minor),
         _state(case),
         {c["metadata"]["name"]: device_class_record(c) for c in case["classes"] or ()},
         [slice_record(s) for s in case["slices"] or ()],
-        CelCache(),
+        CelCache(list_attributes=minor >= 37 or case["features"].get("ListTypeAttributes", False)),
     )
     claims = [claim_record(c) for c in case["claims"] or ()]
     try:
@@ -113,9 +121,19 @@ def run_case(case: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]] | N
     return None, None if results is None else [r.to_api() for r in results]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_upstream_case(case: dict[str, Any]) -> None:
-    error, ours = run_case(case)
+#: Cases whose inputs the recorder cannot capture, by name.
+UNRECORDABLE = {
+    # Its quantities of 10**21 (big-decimal ones) come out of json.Marshal as "1", so the recorded claim and
+    # slice are not the ones upstream's run used (upstream's allocator gives our answer for the recorded ones).
+    "consumable-capacity-requests-are-not-modified",
+}
+
+
+@pytest.mark.parametrize(("minor", "case"), CASES, ids=[f"1.{minor}-{c['name']}" for minor, c in CASES])
+def test_upstream_case(minor: int, case: dict[str, Any]) -> None:
+    if case["name"] in UNRECORDABLE:
+        pytest.skip("the recorded inputs are not the case's (see UNRECORDABLE)")
+    error, ours = run_case(case, minor)
     if error is not None:
         assert case["error"] is not None, f"unexpected error: {error}"
         expected = case["error"]

@@ -8,6 +8,7 @@ from extender.cluster.cache import ClusterCache
 from extender.engine.explain import explain_objects
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
+from extender.kube.release import Release
 
 
 def cache_of(*objects: dict[str, Any]) -> ClusterCache:
@@ -17,9 +18,9 @@ def cache_of(*objects: dict[str, Any]) -> ClusterCache:
     return cache
 
 
-def default() -> Framework:
-    """The default profile's framework."""
-    return Framework(build_profile(None))
+def default(release: Release | None = None) -> Framework:
+    """The default profile's framework (for a release; default: the newest)."""
+    return Framework(build_profile(None, release=release))
 
 
 def single_plugin_profile(name: str, args: dict[str, Any] | None = None, *, score_only: bool = False,
@@ -47,9 +48,9 @@ def filter_verdicts(name: str, pod: dict[str, Any], objects: list[dict[str, Any]
 
 
 def scores(name: str, pod: dict[str, Any], objects: list[dict[str, Any]], args: dict[str, Any] | None = None,
-           *, normalized: bool = True) -> dict[str, int] | None:
-    """node -> score of one score plugin (None when its PreScore skipped)."""
-    out = explain_objects(objects, pod, single_plugin_profile(name, args, score_only=True))
+           *, normalized: bool = True, release: Release | None = None) -> dict[str, int] | None:
+    """node -> score of one score plugin (None when its PreScore skipped), under ``release`` (default: newest)."""
+    out = explain_objects(objects, pod, single_plugin_profile(name, args, score_only=True), release)
     result: dict[str, int] = {}
     for node, entry in out["nodes"].items():
         s = entry["scores"][name]

@@ -1,5 +1,5 @@
-"""DefaultPreemption as a dry run (kube-scheduler v1.36.3): victims, PodDisruptionBudgets, the node nominated,
-and the words the pod's PodScheduled condition ends with."""
+"""DefaultPreemption as a dry run (kube-scheduler v1.36.3 and v1.37.2): victims, PodDisruptionBudgets, the node
+nominated, and the words the pod's PodScheduled condition ends with."""
 
 from __future__ import annotations
 
@@ -23,9 +23,17 @@ from extender.engine.preemption import (
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
 from extender.engine.simulate import Simulator
+from extender.kube.release import Release, release
 
-# No claims: DynamicResources' PostFilter always says so first.
+# No claims: v1.36.3's DynamicResources PostFilter always says so first (v1.37.2's says nothing).
 NO_CLAIMS = "no new claims to deallocate"
+V136, V137 = release(36), release(37)
+BOTH = pytest.mark.parametrize("rel", [V136, V137], ids=["1.36", "1.37"])
+
+
+def after_fit_error(rel: Release, preemption: str) -> str:
+    """What the PodScheduled message says after FitError for a pod without claims."""
+    return preemption if rel.at_least(37) else f"{NO_CLAIMS}, {preemption}"
 
 
 def running(name: str, node: str, cpu: str, priority: int, *, started: str = "", labels: dict[str, str] | None = None,
@@ -116,6 +124,21 @@ def test_pdb_violations_are_counted_and_such_victims_reprieved_first() -> None:
     assert sorted(v.name for v in victims.pods) == ["w0", "w2"] and victims.num_pdb_violations == 1
 
 
+def test_v137_stops_charging_budgets_at_a_pods_first_violation() -> None:
+    # p1 is guarded by "none" (no disruption left) and "one" (one left); p2 by "one" only. v1.36.3 charges
+    # p1 to both budgets, so p2 finds "one" spent too; v1.37.2 stops at p1's first violated budget ("none",
+    # listed first), so "one" still has p2's disruption.
+    budget = budgets({"PodDisruptionBudget": {
+        "default/none": pdb("none", "", 0, selector={"matchLabels": {"tier": "db"}}),
+        "default/one": pdb("one", "", 1, selector={"matchLabels": {"app": "db"}})}})
+    pods = [PodRecord(running("p1", "a", "1", 1, labels={"app": "db", "tier": "db"})),
+            PodRecord(running("p2", "a", "1", 1, labels={"app": "db"}))]
+    violating, fine = split_by_pdb_violation(pods, budget)
+    assert [p.name for p in violating] == ["p1", "p2"] and fine == []
+    violating, fine = split_by_pdb_violation(pods, budget, first_violation_ends=True)
+    assert [p.name for p in violating] == ["p1"] and [p.name for p in fine] == ["p2"]
+
+
 def test_the_node_nominated_follows_upstreams_criteria_and_names_the_ties() -> None:
     def victims(node: str, *priorities: int, violations: int = 0, started: str = "") -> Any:
         from extender.engine.preemption import Victims
@@ -135,11 +158,15 @@ def test_the_node_nominated_follows_upstreams_criteria_and_names_the_ties() -> N
         == ["a", "b"]
 
 
-def test_preemption_success_nominates_and_the_message_is_fit_error_alone() -> None:
+@BOTH
+def test_preemption_success_nominates_and_the_message_is_fit_error_alone_in_v136(rel: Release) -> None:
     cache = cache_of(make_node("a", cpu="2"), make_node("b", cpu="2"),
                      running("a-low", "a", "2", 1), running("b-mid", "b", "2", 5))
-    cycle = schedule(default(), cache.snapshot(), PodRecord(incoming("1", 10)))
-    assert cycle.message == "0/2 nodes are available: 2 Insufficient cpu."
+    cycle = schedule(default(rel), cache.snapshot(), PodRecord(incoming("1", 10)))
+    # v1.37.2's preemption.go Preempt words its success, and FitError ends with it.
+    assert cycle.message == "0/2 nodes are available: 2 Insufficient cpu." + (
+        " preemption: found a potential placement for pod on node a, preempting 1 victims" if rel.at_least(37)
+        else "")
     assert cycle.post_filter is not None and cycle.post_filter.nominated_node == "a"
     [evict] = cycle.actions
     assert evict.describe() == {"action": "preempt", "node": "a", "numPDBViolations": 0,
@@ -151,25 +178,27 @@ def test_preemption_success_nominates_and_the_message_is_fit_error_alone() -> No
     assert "kube-scheduler would preempt default/a-low (priority 1) on node a and nominate it" in table
 
 
-def test_preemption_not_helpful_and_no_victims_on_some_nodes() -> None:
+@BOTH
+def test_preemption_not_helpful_and_no_victims_on_some_nodes(rel: Release) -> None:
     # a: its pod has the same priority (no victims); b: too small for the pod at all (unresolvable, not
     # examined); c: tainted (unresolvable).
     cache = cache_of(make_node("a", cpu="2"), make_node("b", cpu="1"),
                      make_node("c", cpu="8", taints=[{"key": "k", "effect": "NoSchedule"}]),
                      running("peer", "a", "2", 10))
-    cycle = schedule(default(), cache.snapshot(), PodRecord(incoming("2", 10)))
+    cycle = schedule(default(rel), cache.snapshot(), PodRecord(incoming("2", 10)))
     assert cycle.message == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. "
-        f"{NO_CLAIMS}, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
-        "2 Preemption is not helpful for scheduling.")
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. " + after_fit_error(
+            rel, "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+            "2 Preemption is not helpful for scheduling."))
     assert cycle.post_filter is not None and cycle.post_filter.nominated_node == ""  # the nomination is cleared
 
 
-def test_preemption_policy_never_and_a_victim_still_terminating() -> None:
+@BOTH
+def test_preemption_policy_never_and_a_victim_still_terminating(rel: Release) -> None:
     cache = cache_of(make_node("a", cpu="2"), running("low", "a", "2", 1))
-    never = schedule(default(), cache.snapshot(), PodRecord(incoming("1", 10, preemptionPolicy="Never")))
+    never = schedule(default(rel), cache.snapshot(), PodRecord(incoming("1", 10, preemptionPolicy="Never")))
     assert never.message == ("0/1 nodes are available: 1 Insufficient cpu. "
-                             f"{NO_CLAIMS}, preemption: not eligible due to preemptionPolicy=Never.")
+                             + after_fit_error(rel, "preemption: not eligible due to preemptionPolicy=Never."))
     assert not never.actions
     # Its nominated node still holds a victim it preempted, being deleted: it waits for it.
     victim = running("going", "a", "2", 1)
@@ -179,9 +208,9 @@ def test_preemption_policy_never_and_a_victim_still_terminating() -> None:
     cache = cache_of(make_node("a", cpu="2"), victim)
     pod = incoming("1", 10)
     pod.setdefault("status", {})["nominatedNodeName"] = "a"
-    waiting = schedule(default(), cache.snapshot(), PodRecord(pod))
-    assert waiting.message.endswith(f"{NO_CLAIMS}, preemption: not eligible due to a terminating pod on the "
-                                    "nominated node.")
+    waiting = schedule(default(rel), cache.snapshot(), PodRecord(pod))
+    assert waiting.message.endswith(
+        after_fit_error(rel, "preemption: not eligible due to a terminating pod on the nominated node."))
 
 
 def test_simulate_preempts_and_places_the_pod_on_its_nominated_node() -> None:

@@ -21,6 +21,7 @@ from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
 from extender.engine.simulate import Simulator
 from extender.kube.duration import parse_duration
+from extender.kube.release import release
 
 NAME = "DynamicResources"
 UAU = "UnschedulableAndUnresolvable"
@@ -108,6 +109,23 @@ def test_allocated_shared_claim_only_on_its_node() -> None:
                                cluster(shared))
     assert verdicts["n2"] == ("Success", [])
     assert verdicts["n1"] == (UAU, ["resourceclaim not available on the node"])
+
+
+@pytest.mark.parametrize(("minor", "declared", "n2"), [
+    (37, [], (UAU, ["resourceclaim not available on the node"])),
+    (37, ["DRAOptionalNodeOperations"], ("Success", [])),
+    (36, [], ("Success", [])),  # v1.36 does not look at skipNodeOperations
+])
+def test_a_device_allocated_with_skip_node_operations_needs_a_node_that_declares_them(
+        minor: int, declared: list[str], n2: tuple[str, list[str]]) -> None:
+    shared = claim("shared", [exact_request()], allocated_on="n2", devices=["gpu-0"])
+    shared["status"]["allocation"]["devices"]["results"][0]["skipNodeOperations"] = ["Prepare"]
+    objects = cluster(shared)
+    objects[1]["status"]["declaredFeatures"] = declared
+    out = explain_objects(objects, pod_with_claims({"name": "c", "resourceClaimName": "shared"}),
+                          single_plugin_profile(NAME), release(minor))
+    verdict = out["nodes"]["n2"]["filters"][NAME]
+    assert (verdict["code"], verdict["reasons"]) == n2
 
 
 def test_claim_being_deleted() -> None:
@@ -343,12 +361,15 @@ def test_postfilter_deallocates_a_claim_reserved_only_for_the_pod_itself() -> No
     assert "deallocation of ResourceClaim completed" in cycle["message"]
 
 
-def test_postfilter_leaves_a_claim_another_pod_uses() -> None:
+@pytest.mark.parametrize("minor", [36, 37])
+def test_postfilter_leaves_a_claim_another_pod_uses(minor: int) -> None:
     cache = ClusterCache(assumed_ttl_seconds=0)
     cache.load(idle_claim_on_cordoned([{"resource": "pods", "name": "other", "uid": "other-uid"}]))
-    outcome = explain(Framework(build_profile(None)), cache.snapshot(),
+    outcome = explain(Framework(build_profile(None, release=release(minor))), cache.snapshot(),
                       pod_with_claims({"name": "gpu", "resourceClaimName": "gpu"}))["outcome"]
-    assert outcome["message"].endswith("still not schedulable, " + NOT_HELPFUL_3)
+    # v1.37.2's deallocateOrDeletePodClaims says nothing when it does nothing.
+    assert outcome["message"].endswith(("" if minor >= 37 else "still not schedulable, ") + NOT_HELPFUL_3)
+    assert outcome["message"].count("preemption:") == 1
     assert outcome["postFilter"]["actions"] == [] and "retry" not in outcome
 
 

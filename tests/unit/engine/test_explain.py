@@ -21,6 +21,7 @@ from extender.engine.explain import (
     render_table,
 )
 from extender.engine.runtime import Framework
+from extender.kube.release import release
 
 TAINT = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
 
@@ -35,7 +36,7 @@ def preferred(weight: Any) -> dict[str, Any]:
 def test_unschedulable_pod_gets_kube_schedulers_fit_error() -> None:
     cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="1"),
                      make_node("c", cpu="8", taints=TAINT), make_node("d", cpu="1", unschedulable=True))
-    result = explain(default(), cache.snapshot(), make_pod("big", requests=[{"cpu": "2"}]))
+    result = explain(default(release(36)), cache.snapshot(), make_pod("big", requests=[{"cpu": "2"}]))
     outcome = result["outcome"]
     # d is rejected by NodeUnschedulable first: its Insufficient cpu does not count, as upstream stops there.
     assert outcome["status"] == "Unschedulable"
@@ -159,7 +160,7 @@ def test_nodes_a_prefilter_result_leaves_out_are_counted_as_upstream() -> None:
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
     cache = cache_of(make_node("a", cpu="1"), make_node("b", cpu="1"), make_node("c", taints=TAINT))
-    outcome = explain(default(), cache.snapshot(), pinned)["outcome"]
+    outcome = explain(default(release(36)), cache.snapshot(), pinned)["outcome"]
     assert outcome["message"] == ("0/3 nodes are available: 1 Insufficient cpu, "
                                   "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
                                   "preemption: "

@@ -13,6 +13,7 @@ from extender.cluster.cache import ClusterCache
 from extender.cluster.records import PodRecord
 from extender.engine.framework import CycleState
 from extender.engine.plugins.image_locality import ImageLocality, calculate_priority, normalized_image_name
+from extender.kube.release import release
 
 MB = 1024 * 1024
 
@@ -54,8 +55,11 @@ CASES = [
      [32, 36, 0]),
     ("pod with multiple small images",
      image_pod(["gcr.io/30", "gcr.io/40"]), [NODE_20_30_40, NODE_4000_30], [1, 0]),
+    # v1.37 counts an image volume in the threshold (v1.36: 12, see test_v1_36_leaves_image_volumes_out).
     ("pod with ImageVolume",
-     image_pod(["gcr.io/30"], image_volumes=["gcr.io/300"]), [NODE_300_600_900, NODE_4000_30], [12, 0]),
+     image_pod(["gcr.io/30"], image_volumes=["gcr.io/300"]), [NODE_300_600_900, NODE_4000_30], [6, 0]),
+    ("same images as ImageVolume pod but as regular container images",
+     image_pod(["gcr.io/30", "gcr.io/300"]), [NODE_300_600_900, NODE_4000_30], [6, 0]),
     ("include InitContainers: two images spread on two nodes, prefer the larger image one",
      image_pod(["gcr.io/30"], init=["gcr.io/300"]), [NODE_40_300_2000, NODE_20_30_40], [6, 0]),
 ]
@@ -71,6 +75,13 @@ def test_image_locality_priority(name: str, pod: dict[str, Any], node_images: li
     want = {f"node{i + 1}": score for i, score in enumerate(expected)}
     assert raw == want
     assert normalized == want
+
+
+def test_v1_36_leaves_image_volumes_out_of_the_threshold() -> None:
+    """v1.36.3's TestImageLocalityPriority "pod with ImageVolume": 100 * (300M * 1/2 - 23M) / (1000M - 23M)."""
+    nodes = [make_node(f"node{i + 1}", images=images) for i, images in enumerate([NODE_300_600_900, NODE_4000_30])]
+    pod = image_pod(["gcr.io/30"], image_volumes=["gcr.io/300"])
+    assert scores("ImageLocality", pod, nodes, release=release(36)) == {"node1": 12, "node2": 0}
 
 
 @pytest.mark.parametrize(("image", "normalized"), [

@@ -19,6 +19,7 @@ from extender.engine.simulate import (
     node_tree_order,
     num_feasible_nodes_to_find,
 )
+from extender.kube.release import release
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -41,7 +42,7 @@ def test_fit_error_message_is_upstreams() -> None:
 
 def test_each_placement_is_assumed_before_the_next() -> None:
     cache = cache_of(make_node("a", cpu="2"), make_node("b", cpu="2"))
-    sim = Simulator(Framework(build_profile(None)), cache, seed=7)
+    sim = Simulator(Framework(build_profile(None, release=release(36))), cache, seed=7)
     pods = [make_pod(f"p{i}", requests=[{"cpu": "1500m"}]) for i in range(3)]
     result = sim.run(pods)
     assert sorted(p.node for p in result.scheduled) == ["a", "b"]
@@ -97,7 +98,7 @@ def test_a_pod_pinned_by_name_gets_upstreams_message_for_the_nodes_left_out() ->
     pinned = make_pod("ds-a", requests=[{"cpu": "2"}], spec={"affinity": {"nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}})
-    [placement] = Simulator(Framework(build_profile(None)), cache, seed=1).run([pinned]).placements
+    [placement] = Simulator(Framework(build_profile(None, release=release(36))), cache, seed=1).run([pinned]).placements
     assert placement.message == ("0/3 nodes are available: 1 Insufficient cpu, "
                                  "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, "
                                  "preemption: "

@@ -21,6 +21,7 @@ from extender.cluster.snapshot import Snapshot
 from extender.engine.explain import explain
 from extender.engine.profile import ProfileError, build_profile
 from extender.engine.runtime import Framework
+from extender.kube.release import release
 
 OK = ("Success", [])
 SKIP = ("Skip", [])
@@ -589,12 +590,22 @@ def test_volume_binding(name: str, claims: tuple[str, ...], nodes: list[Any], pv
     assert got == dict(zip(names, expected, strict=True))
 
 
-def test_volume_binding_never_scores() -> None:
+def test_volume_binding_never_scores_in_v1_36() -> None:
     """StorageCapacityScoring is off by default in 1.36: no scorer, PreScore skips (VolumeBinding New/PreScore)."""
     objects = [make_node("node-a"), *VB_CLASSES, pvc("pvc-a", "wait-sc", request="50Gi"),
                *_local_pvs(("pv-a-0", "200Gi", "node-a"))]
-    assert scores("VolumeBinding", pod("pvc-a"), objects) is None
-    assert scores("VolumeBinding", pod(), [make_node("node-a")]) is None
+    assert scores("VolumeBinding", pod("pvc-a"), objects, release=release(36)) is None
+    assert scores("VolumeBinding", pod(), [make_node("node-a")], release=release(36)) is None
+
+
+def test_volume_binding_scores_storage_capacity_in_v1_37() -> None:
+    """StorageCapacityScoring is on by default in 1.37: the default shape prefers the fuller node (75 for a
+    50Gi claim on a 200Gi volume: the utilisation the volume would have)."""
+    objects = [make_node("node-a"), *VB_CLASSES, pvc("pvc-a", "wait-sc", request="50Gi"),
+               *_local_pvs(("pv-a-0", "200Gi", "node-a"))]
+    assert scores("VolumeBinding", pod("pvc-a"), objects) == {"node-a": 75}
+    # No claim: PreScore does not skip with the gate on, and Score finds no volumes for the node (0).
+    assert scores("VolumeBinding", pod(), [make_node("node-a")]) == {"node-a": 0}
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -603,10 +614,18 @@ def test_volume_binding_never_scores() -> None:
     ({"bindTimeoutSeconds": "10"}, "VolumeBinding args.bindTimeoutSeconds"),
 ])
 def test_volume_binding_args(args: dict[str, Any], message: str) -> None:
-    """ValidateVolumeBindingArgsWithOptions with StorageCapacityScoring off."""
+    """ValidateVolumeBindingArgsWithOptions with StorageCapacityScoring off (v1.36's default)."""
     with pytest.raises(ProfileError, match=message):
-        Framework(build_profile(single_plugin_profile("VolumeBinding", args)))
-    Framework(build_profile(single_plugin_profile("VolumeBinding", {"bindTimeoutSeconds": 300})))
+        Framework(build_profile(single_plugin_profile("VolumeBinding", args), release=release(36)))
+    Framework(build_profile(single_plugin_profile("VolumeBinding", {"bindTimeoutSeconds": 300}), release=release(36)))
+
+
+def test_volume_binding_takes_a_shape_with_storage_capacity_scoring() -> None:
+    """v1.37's default (and v1.36 with the gate): args.shape is allowed."""
+    shape = {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}
+    Framework(build_profile(single_plugin_profile("VolumeBinding", shape)))
+    Framework(build_profile(single_plugin_profile("VolumeBinding", shape),
+                            release=release(36, {"StorageCapacityScoring": True})))
 
 
 # ---- binder_test.go: FindPodVolumes through the plugin ------------------------------------------

@@ -14,7 +14,7 @@ from bench.cluster import make_pod
 from extender.cluster.records import slim_pod
 from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list
 
-WIRE = Path(__file__).resolve().parents[2] / "fixtures" / "wire"
+WIRE = Path(__file__).resolve().parents[2] / "fixtures" / "wire" / "v1.37.2"
 
 
 def real_pods() -> list[dict[str, Any]]:
