@@ -615,7 +615,8 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-placement-clusters", type=int, default=DEFAULT_MAX_PLACEMENT_CLUSTERS,
                        help="most clusters one POST /multicluster/schedule may send; past it 413 (default 5000)")
     serve.add_argument("--placement-work-limit", type=int, default=DEFAULT_WORK_STEPS,
-                       help="steps of work one multi-cluster placement may take; past it 422 (default 2000000)")
+                       help="steps of work one multi-cluster placement may take; past it 422 "
+                            f"(default {DEFAULT_WORK_STEPS})")
     serve.set_defaults(func=cmd_serve)
 
     exp = sub.add_parser(

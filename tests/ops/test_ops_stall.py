@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -24,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from ops_support import DEMO_CLUSTER, Service, free_port, running
+from ops_support import DEMO_CLUSTER, Service, free_port, probe, running
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = 1500
@@ -84,22 +83,6 @@ def heavy_body() -> bytes:
                                                    "whenUnsatisfiable": "ScheduleAnyway",
                                                    "labelSelector": {"matchLabels": {"app": "a"}}}]}}
     return json.dumps({"Pod": pod, "Nodes": {"items": [make_node(template, i) for i in range(MAX_NODES)]}}).encode()
-
-
-def probe(port: int, path: str) -> float:
-    """Seconds for one GET on a fresh connection, status 200 required."""
-    started = time.perf_counter()
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
-        head = b""
-        while b"\r\n" not in head:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            head += chunk
-    elapsed = time.perf_counter() - started
-    assert head.startswith(b"HTTP/1.1 200"), head[:200]
-    return elapsed
 
 
 @pytest.fixture(scope="module")
