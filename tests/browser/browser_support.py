@@ -37,8 +37,11 @@ def chromium_binary() -> Path | None:
 def launch_args() -> list[str]:
     """Flags that run on a container without a display, a GPU or a network beyond the service.
     (Playwright gives each launch a fresh profile directory of its own.)"""
+    # --disable-dev-shm-usage: shared memory in /tmp, not /dev/shm, which containers often make tiny (64 MB
+    # in Docker's default), too small for a 5,000-node page's buffers.
     return ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-dev-shm-usage"]
 
 
 def free_port() -> int:
@@ -96,13 +99,17 @@ class Service:
         return resp.json()
 
 
-# Scrolls the table from top to bottom, collecting every row it draws (rows exist only while in view).
-READ_TABLE = """async () => {
+# Scrolls the table from top to bottom, collecting every row it draws (rows exist only while in view). It ends
+# at the bottom, or throws (naming the scroll geometry) when a step no longer moves the table or after
+# READ_TABLE_LIMIT_MS: Playwright's evaluate has no timeout of its own.
+READ_TABLE_LIMIT_MS = 120_000
+READ_TABLE = """async (limitMs) => {
   const body = document.querySelector('.vt-body');
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const rows = {};
+  const started = performance.now();
   body.scrollTop = 0;
-  for (let guard = 0; guard < 100000; guard++) {
+  for (;;) {
     await frame();
     for (const row of body.querySelectorAll('.vt-row:not([hidden])')) {
       const cells = {};
@@ -112,7 +119,12 @@ READ_TABLE = """async () => {
       rows[row.dataset.row] = {index: Number(row.dataset.index), cells};
     }
     if (body.scrollTop + body.clientHeight >= body.scrollHeight - 1) break;
+    const before = body.scrollTop;
     body.scrollTop += Math.max(50, body.clientHeight - 100);
+    const where = `scrollTop ${before} -> ${body.scrollTop}, clientHeight ${body.clientHeight}, ` +
+      `scrollHeight ${body.scrollHeight}, ${Object.keys(rows).length} rows read`;
+    if (body.scrollTop <= before) throw new Error(`the table does not scroll: ${where}`);
+    if (performance.now() - started > limitMs) throw new Error(`the table was not read in ${limitMs} ms: ${where}`);
   }
   body.scrollTop = 0;
   await frame();
@@ -122,7 +134,7 @@ READ_TABLE = """async () => {
 
 def read_table(page: Any) -> dict[str, dict[str, Any]]:
     """Every row of the node table, by node: its position in the current order and its cells by column."""
-    rows: dict[str, dict[str, Any]] = page.evaluate(READ_TABLE)
+    rows: dict[str, dict[str, Any]] = page.evaluate(READ_TABLE, READ_TABLE_LIMIT_MS)
     return rows
 
 

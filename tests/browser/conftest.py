@@ -26,6 +26,19 @@ from browser_support import ON_CI, Service, chromium_binary, launch_args
 _artifacts_key = pytest.StashKey[Path]()
 
 
+# Each browser test, its fixtures included (a 5,000-node service starting, Chromium launching), ends within
+# this: a page or a browser that stops answering fails its test with every thread's stack (pytest-timeout)
+# instead of holding the whole run.
+BROWSER_TEST_TIMEOUT_S = 900
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.timeout(BROWSER_TEST_TIMEOUT_S))
+
+
 def unavailable(reason: str) -> None:
     """Skip, or fail under CI=true, where the browser tests must run."""
     if ON_CI:
