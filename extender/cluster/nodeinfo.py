@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Mapping
 
 from extender.cluster.records import NodeRecord, PodRecord
 from extender.cluster.resource import Resource
@@ -30,6 +31,10 @@ def ports_conflict(used_ports: dict[str, set[tuple[str, int]]], ip: str, protoco
     return False
 
 
+#: A pod's labels as sorted (key, value) pairs (the second half of records.PodSignature).
+LabelPairs = tuple[tuple[str, str], ...]
+
+
 class NodeInfo:
     """A node and the pods assigned (or assumed) to it, with incrementally maintained sums.
 
@@ -39,6 +44,7 @@ class NodeInfo:
 
     __slots__ = (
         "generation",
+        "label_groups",
         "name",
         "node",
         "non_zero_requested",
@@ -62,6 +68,10 @@ class NodeInfo:
         # hostIP -> {(protocol, port)}: a set, as upstream's HostPortInfo is.
         self.used_ports: dict[str, set[tuple[str, int]]] = {}
         self.pvc_ref_counts: dict[str, int] = {}
+        # namespace -> sorted label pairs -> (those labels, how many pods carry them), of the pods not being
+        # deleted: what the spreading plugins count. Pods of one template share their labels, so a selector
+        # is checked once per label set on the node, not once per pod.
+        self.label_groups: dict[str, dict[LabelPairs, tuple[Mapping[str, str], int]]] = {}
         self.generation = next_generation()
         # Set by the snapshot's NodeColumns that hold this NodeInfo as a row (owner tag and row); -1 otherwise.
         self.row = -1
@@ -121,6 +131,19 @@ class NodeInfo:
                     entries.discard((protocol, port))
                     if not entries:
                         del self.used_ports[ip]
+        if not pod.terminating:
+            namespace, pairs = pod.signature
+            groups = self.label_groups.get(namespace)
+            if groups is None:
+                groups = self.label_groups[namespace] = {}
+            group = groups.get(pairs)
+            carried = (group[1] if group is not None else 0) + sign
+            if carried > 0:
+                groups[pairs] = (group[0] if group is not None else pod.labels, carried)
+            elif group is not None:
+                del groups[pairs]
+                if not groups:
+                    del self.label_groups[namespace]
         for key in pod.pvc_keys:
             count = self.pvc_ref_counts.get(key, 0) + sign
             if count > 0:
@@ -128,6 +151,23 @@ class NodeInfo:
             else:
                 self.pvc_ref_counts.pop(key, None)
         self.generation = next_generation()
+
+    def count_matching(self, namespace: str, match: Callable[[Mapping[str, str]], bool],
+                       seen: dict[LabelPairs, bool]) -> int:
+        """Pods here in the namespace, not being deleted, whose labels ``match`` accepts (upstream's
+        countPodsMatchSelector, and the legacy spreading count). ``seen`` holds ``match``'s answer per label
+        set: the caller passes one dict for every node of one count, so each label set is checked once."""
+        groups = self.label_groups.get(namespace)
+        if not groups:
+            return 0
+        count = 0
+        for pairs, (labels, carried) in groups.items():
+            hit = seen.get(pairs)
+            if hit is None:
+                hit = seen[pairs] = match(labels)
+            if hit:
+                count += carried
+        return count
 
     def port_conflict(self, ip: str, protocol: str, port: int) -> bool:
         """Whether a wanted host port collides with one in use (HostPortInfo.CheckConflict)."""
@@ -145,6 +185,7 @@ class NodeInfo:
         other.non_zero_requested = self.non_zero_requested.copy()
         other.used_ports = {ip: set(entries) for ip, entries in self.used_ports.items()}
         other.pvc_ref_counts = dict(self.pvc_ref_counts)
+        other.label_groups = {namespace: dict(groups) for namespace, groups in self.label_groups.items()}
         other.generation = self.generation
         other.row = -1  # a copy is nobody's row: its changes must not be read from the original's columns
         return other

@@ -201,10 +201,32 @@ def _as_is(obj: Any) -> Any:
     return obj
 
 
+#: A pod's namespace and its labels as a sorted tuple: all that a label selector's verdict on the pod depends on.
+PodSignature = tuple[str, tuple[tuple[str, str], ...]]
+
+# Pods of one template share one signature object: 150k pods hold a few hundred, and dicts keyed by them find
+# equal keys by identity. Bounded (requests send pods of any labels): past it, a signature is simply not shared.
+_signatures: BoundedMemo[PodSignature, PodSignature] = BoundedMemo(
+    "pod label sets", max_bytes=4 * 1024 * 1024, max_entries=16384)
+_SIGNATURE_PAIR_WEIGHT = 120  # a (key, value) tuple and its slot, beside the strings' characters
+
+
+def label_signature(namespace: str, labels: Mapping[str, str]) -> PodSignature:
+    """The shared (namespace, sorted label pairs) of pods with these labels in this namespace."""
+    signature = (namespace, tuple(sorted(labels.items())))
+    shared = _signatures.get(signature)
+    if shared is not None:
+        return shared
+    weight = len(namespace) + sum(len(k) + len(v) + _SIGNATURE_PAIR_WEIGHT for k, v in signature[1])
+    _signatures.put(signature, signature, weight)
+    return signature
+
+
 class PodRecord:
     """What the scheduler reads of a Pod, precomputed once."""
 
     __slots__ = (
+        "_signature",
         "cache_key",
         "has_affinity",
         "has_required_anti_affinity",
@@ -243,6 +265,7 @@ class PodRecord:
         # kube-scheduler keys its cache by UID; hand-written dumps may lack one.
         self.cache_key = self.uid or self.key
         self.labels = _labels(meta.get("labels"), "metadata.labels")
+        self._signature: PodSignature | None = None
         self.terminating = meta.get("deletionTimestamp") is not None
         node_name = spec.get("nodeName") or ""
         if not isinstance(node_name, str):
@@ -265,6 +288,14 @@ class PodRecord:
             if claim is not None:  # upstream counts `persistentVolumeClaim: {}` too (empty claim name)
                 pvc_keys.append(f"{self.namespace}/{_mapping(claim, f'spec.volumes[{i}]').get('claimName', '')}")
         self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
+
+    @property
+    def signature(self) -> PodSignature:
+        """Its namespace and sorted labels, shared with the other pods of its template (label_signature)."""
+        signature = self._signature
+        if signature is None:
+            signature = self._signature = label_signature(self.namespace, self.labels)
+        return signature
 
     @property
     def spec_requests(self) -> Resource:

@@ -248,6 +248,10 @@ class Plugin:
         # that runs the profile's other plugins (preemption's dry run) runs them with.
         self.handle: Any = None
 
+    def warm_up(self, snapshot: Snapshot) -> None:
+        """Build what the plugin keeps across pods (indexes over every node) before the service reports ready,
+        so that the first pod after ready does not pay for it. Most plugins keep nothing of the kind."""
+
     @classmethod
     def build(cls, args: dict[str, Any] | None, release: Release) -> Self:
         """An instance following ``release`` (set before the constructor runs, which may read it)."""

@@ -146,6 +146,14 @@ class Framework:
         self.plugin_metrics_percent = PLUGIN_METRICS_SAMPLE_PERCENT
         self.deferred_resize_gate = profile.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
 
+    def warm_up(self, snapshot: Snapshot) -> None:
+        """Let every plugin of the profile build its cross-pod indexes over the snapshot (Plugin.warm_up)."""
+        done: set[int] = set()
+        for plugin in [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins), *self.post_filter_plugins]:
+            if id(plugin) not in done:
+                done.add(id(plugin))
+                plugin.warm_up(snapshot)
+
     def _resize_deferred(self, pod: PodRecord) -> bool:
         """Whether the pod's in-place resize is deferred and this release treats such pods apart (v1.37 with
         InPlacePodVerticalScalingSchedulerPreemption): plugins marked ``skips_deferred_resize`` then skip it."""

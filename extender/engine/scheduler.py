@@ -372,6 +372,7 @@ class Scheduler:
             feasible = NodeBatch.of_rows(snapshot.columns, every.rows[result.codes == 0])
             with contextlib.suppress(PluginScoreError):
                 framework.score(CycleState(snapshot), pod, feasible)
+        framework.warm_up(snapshot)
 
     def _claims_to_assume(self, snapshot: Snapshot, pod: PodRecord, node: NodeInfo) -> list[dict[str, Any]]:
         """The pod's claims allocated for the node, to count until the watch reports the real ones.

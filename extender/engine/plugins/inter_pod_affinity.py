@@ -43,7 +43,7 @@ import numpy as np
 
 from extender.cluster.columns import Int64Array, IntpArray, LabelCounts, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import PodRecord
+from extender.cluster.records import PodRecord, PodSignature
 from extender.engine.framework import (
     MAX_NODE_SCORE,
     SKIP,
@@ -117,18 +117,8 @@ def _pod_matches_all(terms: Sequence[AffinityTerm], pod: PodRecord) -> bool:
 # share, and existing pods' terms by content with the topology values of their nodes. A request then matches each
 # distinct label set or term once and adds up counts; the result is exactly upstream's sums.
 
-#: A pod's namespace and its labels as a sorted tuple: what a term's match depends on.
-PodSignature = tuple[str, tuple[tuple[str, str], ...]]
-_SIGNATURE_MEMO: Final = "InterPodAffinity/signature"
 # Kinds of an existing pod's scoring terms.
 _REQUIRED_AFFINITY, _PREFERRED_AFFINITY, _PREFERRED_ANTI_AFFINITY = 0, 1, 2
-
-
-def _signature(pod: PodRecord) -> PodSignature:
-    sig: PodSignature | None = pod.memo.get(_SIGNATURE_MEMO)
-    if sig is None:
-        sig = pod.memo[_SIGNATURE_MEMO] = (pod.namespace, tuple(sorted(pod.labels.items())))
-    return sig
 
 
 def _bump(counter: dict[Any, int], key: Any, delta: int) -> None:
@@ -152,7 +142,7 @@ class _NodeEntry:
         self.labels: Mapping[str, str] = labels
         self.pods: dict[PodSignature, int] = {}
         for pod in info.pods:
-            sig = _signature(pod)
+            sig = pod.signature
             self.pods[sig] = self.pods.get(sig, 0) + 1
         # Terms whose topology key the node lacks never count (upstream checks the node's label when counting).
         self.anti_terms: dict[tuple[AffinityTerm, str], int] = {}

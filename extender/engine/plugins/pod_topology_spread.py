@@ -28,6 +28,7 @@ import numpy.typing as npt
 from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, distinct, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import (
     MAX_NODE_SCORE,
     SKIP,
@@ -142,6 +143,10 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         self.default_constraints, self.system_defaulted = _parse_args(self.args)
         self.default_selectors = DefaultSelectors()
         self.match_counts = MatchCounts()
+
+    def warm_up(self, snapshot: Snapshot) -> None:
+        """Index every node's pods by label set, for the first count of each selector (MatchCounts)."""
+        self.match_counts.warm_up(snapshot.all_nodes())
 
     # ---- constraints ---------------------------------------------------------------------------
     def _constraints(self, state: CycleState, pod: PodRecord, action: str) -> list[SpreadConstraint]:

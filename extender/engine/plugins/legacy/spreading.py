@@ -128,15 +128,11 @@ def count_matching(namespace: str, node: NodeInfo, selectors: Sequence[LabelSele
     if cached is not None and cached[0] == node.generation and cached[1] == signature:
         return cached[2]
     checks = [selector.matches for selector in selectors]
-    count = 0
-    for existing in node.pods:
-        if existing.namespace != namespace or existing.terminating:
-            continue
-        labels = existing.labels
-        for check in checks:
-            if check(labels):
-                count += 1
-                break
+
+    def matches_any(labels: Labels) -> bool:
+        return any(check(labels) for check in checks)
+
+    count = node.count_matching(namespace, matches_any, {})
     _counts[node.name] = (node.generation, signature, count)
     return count
 

@@ -1,0 +1,103 @@
+"""The first request after ready against the steady state, in process, at 5000 nodes (issue 22).
+
+    python -m bench.first_request                         # this checkout, two runs
+    python -m bench.first_request --before /tmp/before    # and another checkout, interleaved run by run
+
+What is measured: the bench cluster (bench/cluster.py: 5000 nodes, 30 pods each) is written to a dump once;
+each side is a fresh process that loads it as ``extender serve --cluster`` does (build_scheduler), warms the
+engine up as serve does before /readyz (``Scheduler.warm_up``, where the checkout has it), and then, for each of
+the bench's incoming pods (plain; node affinity + tolerations; pod anti-affinity; zone spread), runs filter then
+prioritize with every node's name: first the pod itself (its template is new to the engine: the first
+request of that template), then nine replicas of it (other names and UIDs, the same template: steady state,
+their median). Times are the CPU time of the calling thread (``time.thread_time``), which a loaded machine
+moves far less than wall time. Sides take turns within each run, the order alternating from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLICAS = 9
+
+
+def worker(dump: str) -> dict[str, Any]:
+    """One side's figures, in this process (its ``extender`` is whatever PYTHONPATH finds first)."""
+    import extender
+    from bench.cluster import incoming_pods
+    from extender.cli import build_scheduler
+
+    scheduler, _config = build_scheduler(dump, None)
+    started = time.thread_time()
+    warm_up = getattr(scheduler, "warm_up", None)
+    if warm_up is not None:
+        warm_up()
+    warmed_ms = (time.thread_time() - started) * 1000
+    names = [node.name for node in scheduler.cache.snapshot().all_nodes().nodes]
+    out: dict[str, Any] = {"extender": str(Path(extender.__file__).parent), "warm_up_ms": warmed_ms, "kinds": {}}
+    for kind, pod in incoming_pods().items():
+        times = []
+        for i in range(1 + REPLICAS):
+            replica = copy.deepcopy(pod)
+            if i:
+                replica["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
+                replica["metadata"]["uid"] = f"{pod['metadata']['uid']}-{i}"
+            began = time.thread_time()
+            scheduler.filter(None, replica, names, None)
+            scheduler.prioritize(None, replica, names, None)
+            times.append((time.thread_time() - began) * 1000)
+        out["kinds"][kind] = {"first_ms": times[0], "steady_p50_ms": statistics.median(times[1:])}
+    return out
+
+
+def run_side(tree: Path, dump: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(dump)], env=env,
+                          cwd=tempfile.gettempdir(), capture_output=True, check=True)
+    figures: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker)))
+        return
+    from bench.cluster import generate, incoming_pods
+
+    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "cluster.json"
+        items = generate(args.nodes) + list(incoming_pods().values())
+        dump.write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        for run in range(args.runs):
+            order = sides if run % 2 == 0 else sides[::-1]
+            for label, tree in order:
+                figures = run_side(tree, dump)
+                load = os.getloadavg()[0]
+                ratios = ", ".join(f"{kind} {k['first_ms']:.1f}/{k['steady_p50_ms']:.1f} ms "
+                                   f"({k['first_ms'] / k['steady_p50_ms']:.1f}x)"
+                                   for kind, k in figures["kinds"].items())
+                print(f"run {run + 1}, {label} ({figures['extender']}): warm-up {figures['warm_up_ms']:.0f} ms; "
+                      f"first/steady p50: {ratios}; load {load:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""PodTopologySpread's matching-pod counts (countPodsMatchSelector per node) stay exact through every cache
+change, whether a count is taken node by node (few stale nodes) or in bulk through the label-group index
+(many: a selector not seen yet, or after the warm-up)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from builders import make_node, make_pod
+
+from extender.cluster.cache import ClusterCache
+from extender.cluster.nodeinfo import NodeInfo
+from extender.engine.plugins import topology_spread_common
+from extender.engine.plugins.topology_spread_common import MatchCounts, SpreadSelector
+from extender.kube.selectors import compile_label_selector
+
+NAMESPACES = ("shop", "data")
+TEMPLATES = [{"app": "web", "pod-template-hash": "1"}, {"app": "web", "pod-template-hash": "2"},
+             {"app": "db", "tier": "back"}, {"app": "cache"}, {}]
+SELECTORS = [
+    SpreadSelector({"app": "web"}),
+    SpreadSelector(selectors=[compile_label_selector({"matchExpressions": [
+        {"key": "app", "operator": "In", "values": ["db", "cache"]}]}, path="test")]),
+    SpreadSelector(selectors=[compile_label_selector({"matchExpressions": [
+        {"key": "tier", "operator": "DoesNotExist"}]}, path="test")]),
+    SpreadSelector(),  # empty: counts nothing
+]
+
+
+def brute_force(info: NodeInfo, selector: SpreadSelector, namespace: str) -> int:
+    if selector.empty or selector.nothing:
+        return 0
+    return sum(1 for pod in info.pods
+               if pod.namespace == namespace and not pod.terminating and selector.matches(pod.labels))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("warm", [False, True])
+def test_counts_equal_a_pod_by_pod_count_through_every_change(seed: int, warm: bool) -> None:
+    rng = random.Random(seed)
+    cache = ClusterCache()
+    names = [f"n{i}" for i in range(150)]  # more than a bulk count's threshold
+    for name in names:
+        cache.upsert_node(make_node(name))
+    serial = 0
+
+    def add_pod() -> None:
+        nonlocal serial
+        serial += 1
+        raw = make_pod(f"p{serial}", rng.choice(NAMESPACES), node=rng.choice(names),
+                       labels=dict(rng.choice(TEMPLATES)), uid=f"uid-{serial}")
+        if rng.random() < 0.1:
+            raw["metadata"]["deletionTimestamp"] = "2026-11-25T00:00:00Z"
+        cache.upsert_pod(raw)
+
+    for _ in range(600):
+        add_pod()
+    counts = MatchCounts()
+    if warm:
+        counts.warm_up(cache.snapshot().all_nodes())
+    for step in range(40):
+        # A few changes (node-by-node recounts) most steps, many (bulk recounts) now and then.
+        for _ in range(rng.choice([1, 2, 3, 200]) if step % 5 else 0):
+            action = rng.random()
+            if action < 0.5:
+                add_pod()
+            elif action < 0.8:
+                infos = [info for info in cache.snapshot().node_list if info.pods]
+                cache.remove_pod(rng.choice(rng.choice(infos).pods).cache_key)
+            else:
+                cache.upsert_node(make_node(rng.choice(names), labels={"step": str(step)}))
+        snapshot = cache.snapshot()
+        every = snapshot.all_nodes()
+        for selector in SELECTORS:
+            for namespace in NAMESPACES:
+                got = counts.counts(every, selector, namespace, snapshot.columns).tolist()
+                assert got == [brute_force(info, selector, namespace) for info in every.nodes]
+
+
+def test_a_new_selector_after_the_warm_up_is_counted_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = ClusterCache()
+    for i in range(200):
+        cache.upsert_node(make_node(f"n{i}"))
+        for j in range(3):
+            cache.upsert_pod(make_pod(f"p{i}-{j}", "shop", node=f"n{i}", labels={"app": "web"}, uid=f"u{i}-{j}"))
+    counts = MatchCounts()
+    counts.warm_up(cache.snapshot().all_nodes())
+    node_by_node: list[str] = []
+    real = topology_spread_common.count_matching
+    monkeypatch.setattr(topology_spread_common, "count_matching",
+                        lambda info, *args: node_by_node.append(info.name) or real(info, *args))
+    snapshot = cache.snapshot()
+    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns).tolist() == [3] * 200
+    assert node_by_node == []  # every row was stale: one bulk count over the index
+    cache.upsert_pod(make_pod("late", "shop", node="n7", labels={"app": "web"}, uid="late"))
+    snapshot = cache.snapshot()
+    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns).tolist()[7] == 4
+    assert node_by_node == ["n7"]  # one changed node: recounted on its own
