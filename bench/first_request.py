@@ -2,6 +2,7 @@
 
     python -m bench.first_request                         # this checkout, two runs
     python -m bench.first_request --before /tmp/before    # and another checkout, interleaved run by run
+    python -m bench.first_request --http                  # through HTTP: `extender serve --cluster`, wall time
 
 What is measured: the bench cluster (bench/cluster.py: 5000 nodes, 30 pods each) is written to a dump once;
 each side is a fresh process that loads it as ``extender serve --cluster`` does (build_scheduler), warms the
@@ -11,6 +12,10 @@ prioritize with every node's name: first the pod itself (its template is new to 
 request of that template), then nine replicas of it (other names and UIDs, the same template: steady state,
 their median). Times are the CPU time of the calling thread (``time.thread_time``), which a loaded machine
 moves far less than wall time. Sides take turns within each run, the order alternating from run to run.
+
+With ``--http`` each side is ``extender serve --cluster <dump>`` started from that checkout; once ``/readyz``
+answers 200, the same pods go through ``/filter`` then ``/prioritize`` (the passed names), as kube-scheduler
+sends them, timed by the wall clock of this client (so this mode wants an otherwise idle machine).
 """
 
 from __future__ import annotations
@@ -62,6 +67,60 @@ def worker(dump: str) -> dict[str, Any]:
     return out
 
 
+def http_side(tree: Path, dump: Path) -> dict[str, Any]:
+    """One side's figures through HTTP: ``extender serve`` from ``tree`` on the dump, timed from this client."""
+    import socket
+
+    import httpx
+
+    from bench.cluster import incoming_pods
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--cluster", str(dump), "--port",
+                                   str(port)], env=env, cwd=tempfile.gettempdir(), stdout=log, stderr=log)
+        try:
+            client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
+            started = time.monotonic()
+            while True:
+                if server.poll() is not None or time.monotonic() - started > 900:
+                    log.seek(0)
+                    raise RuntimeError(f"extender serve did not become ready: {log.read()[-2000:]!r}")
+                try:
+                    if client.get("/readyz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.1)
+            ready_s = time.monotonic() - started
+            names = [item["metadata"]["name"] for item in orjson.loads(dump.read_bytes())["items"]
+                     if item.get("kind") == "Node"]
+            out: dict[str, Any] = {"extender": str(tree), "warm_up_ms": ready_s * 1000, "kinds": {}}
+            for kind, pod in incoming_pods().items():
+                times = []
+                for i in range(1 + REPLICAS):
+                    replica = copy.deepcopy(pod)
+                    if i:
+                        replica["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
+                        replica["metadata"]["uid"] = f"{pod['metadata']['uid']}-{i}"
+                    began = time.perf_counter()
+                    answer = client.post("/filter", content=orjson.dumps(
+                        {"Pod": replica, "Nodes": None, "NodeNames": names}))
+                    answer.raise_for_status()
+                    passed = orjson.loads(answer.content)["NodeNames"] or []
+                    client.post("/prioritize", content=orjson.dumps(
+                        {"Pod": replica, "Nodes": None, "NodeNames": passed})).raise_for_status()
+                    times.append((time.perf_counter() - began) * 1000)
+                out["kinds"][kind] = {"first_ms": times[0], "steady_p50_ms": statistics.median(times[1:])}
+            return out
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
 def run_side(tree: Path, dump: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(dump)], env=env,
@@ -75,6 +134,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
+    parser.add_argument("--http", action="store_true", help="through `extender serve` (wall time of a client)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -90,12 +150,13 @@ def main() -> None:
         for run in range(args.runs):
             order = sides if run % 2 == 0 else sides[::-1]
             for label, tree in order:
-                figures = run_side(tree, dump)
+                figures = http_side(tree, dump) if args.http else run_side(tree, dump)
                 load = os.getloadavg()[0]
                 ratios = ", ".join(f"{kind} {k['first_ms']:.1f}/{k['steady_p50_ms']:.1f} ms "
                                    f"({k['first_ms'] / k['steady_p50_ms']:.1f}x)"
                                    for kind, k in figures["kinds"].items())
-                print(f"run {run + 1}, {label} ({figures['extender']}): warm-up {figures['warm_up_ms']:.0f} ms; "
+                before = "ready after" if args.http else "warm-up"
+                print(f"run {run + 1}, {label} ({figures['extender']}): {before} {figures['warm_up_ms']:.0f} ms; "
                       f"first/steady p50: {ratios}; load {load:.1f}", flush=True)
 
 

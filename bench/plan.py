@@ -262,6 +262,11 @@ def _autogroup() -> bool:
         return False
 
 
+#: A load average no lower than this all through a run means other work shared the machine (a run's own
+#: processes make at most about 2 workers + the driver).
+_OTHER_WORK_LOAD = 5.0
+
+
 def _cores(side: str) -> int:
     return 1 if side == "serial" else int(side.rsplit("-", 1)[1])
 
@@ -306,7 +311,12 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
                                for side, d in run_["sides"].items() if side != "serial")
             lines += ["", f"Speed-up over the serial loop (timed variants): {ratios}."]
         cpu = {side: sum(c.get("cpuS", 0.0) for c in d["chunks"]) for side, d in run_["sides"].items()}
-        if run_["machine"].get("autogroup"):
+        all_loads = [c["load"] for d in run_["sides"].values() for c in d["chunks"]]
+        if min(all_loads) < _OTHER_WORK_LOAD:
+            quiet = f"{min(all_loads):.1f}-{max(all_loads):.1f}"
+            lines += ["", f"Nothing else ran on the machine (load {quiet}: this run's own processes), so the "
+                          "wall-clock speed-ups above are what a second worker gives here."]
+        elif run_["machine"].get("autogroup"):
             lines += ["", "This kernel shares CPU time between sessions, not processes (`sched_autogroup_enabled` is "
                           "1), and other sessions kept both cores busy: the workers of one side, all in this run's "
                           "session, shared that session's slice, so wall-clock times cannot show the speed-up of a "
@@ -329,6 +339,8 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
                   f"Time against pods per variant (serial loop, {gp['variants']} variants): "
                   + ", ".join(f"{x['point']} pods {x['seconds']:.1f} s (load {x['load']:.1f})"
                               for x in gp["points"]) + ".", ""]
+        if run_.get("note"):  # added to PLAN-RESULTS.json by hand, after the run: what a reader must know
+            lines += [run_["note"], ""]
     return "\n".join(lines)
 
 
@@ -346,8 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--growth-pods", default="500,1000,2000")
     parser.add_argument("--growth-pods-variants", type=int, default=2)
     parser.add_argument("--label", default="")
+    parser.add_argument("--render-only", action="store_true", help="rewrite PLAN-RESULTS.md from the JSON")
     parser.add_argument("--append", action="store_true", help="add this run to bench/PLAN-RESULTS.json")
     args = parser.parse_args(argv)
+    if args.render_only:
+        RESULTS_MD.write_text(render(orjson.loads(RESULTS_JSON.read_bytes())))
+        return 0
     result = run(args)
     runs = orjson.loads(RESULTS_JSON.read_bytes()) if args.append and RESULTS_JSON.exists() else []
     runs.append(result)
