@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,29 @@ ROOT = Path(__file__).resolve().parents[1]
 REPLICAS = 9
 
 
+def first_and_steady(both_verbs: Callable[[dict[str, Any]], None],
+                     clock: Callable[[], float]) -> dict[str, dict[str, float]]:
+    """Per incoming pod of the bench: ms of its first filter + prioritize, and the median of its replicas'."""
+    from bench.cluster import incoming_pods
+
+    kinds = {}
+    for kind, pod in incoming_pods().items():
+        times = []
+        for i in range(1 + REPLICAS):
+            replica = copy.deepcopy(pod)
+            if i:  # the same template under another name and UID
+                replica["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
+                replica["metadata"]["uid"] = f"{pod['metadata']['uid']}-{i}"
+            began = clock()
+            both_verbs(replica)
+            times.append((clock() - began) * 1000)
+        kinds[kind] = {"first_ms": times[0], "steady_p50_ms": statistics.median(times[1:])}
+    return kinds
+
+
 def worker(dump: str) -> dict[str, Any]:
     """One side's figures, in this process (its ``extender`` is whatever PYTHONPATH finds first)."""
     import extender
-    from bench.cluster import incoming_pods
     from extender.cli import build_scheduler
 
     scheduler, _config = build_scheduler(dump, None)
@@ -52,18 +72,12 @@ def worker(dump: str) -> dict[str, Any]:
     warmed_ms = (time.thread_time() - started) * 1000
     names = [node.name for node in scheduler.cache.snapshot().all_nodes().nodes]
     out: dict[str, Any] = {"extender": str(Path(extender.__file__).parent), "warm_up_ms": warmed_ms, "kinds": {}}
-    for kind, pod in incoming_pods().items():
-        times = []
-        for i in range(1 + REPLICAS):
-            replica = copy.deepcopy(pod)
-            if i:
-                replica["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
-                replica["metadata"]["uid"] = f"{pod['metadata']['uid']}-{i}"
-            began = time.thread_time()
-            scheduler.filter(None, replica, names, None)
-            scheduler.prioritize(None, replica, names, None)
-            times.append((time.thread_time() - began) * 1000)
-        out["kinds"][kind] = {"first_ms": times[0], "steady_p50_ms": statistics.median(times[1:])}
+
+    def both_verbs(pod: dict[str, Any]) -> None:
+        scheduler.filter(None, pod, names, None)
+        scheduler.prioritize(None, pod, names, None)
+
+    out["kinds"] = first_and_steady(both_verbs, time.thread_time)
     return out
 
 
@@ -72,8 +86,6 @@ def http_side(tree: Path, dump: Path) -> dict[str, Any]:
     import socket
 
     import httpx
-
-    from bench.cluster import incoming_pods
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -99,22 +111,15 @@ def http_side(tree: Path, dump: Path) -> dict[str, Any]:
             names = [item["metadata"]["name"] for item in orjson.loads(dump.read_bytes())["items"]
                      if item.get("kind") == "Node"]
             out: dict[str, Any] = {"extender": str(tree), "warm_up_ms": ready_s * 1000, "kinds": {}}
-            for kind, pod in incoming_pods().items():
-                times = []
-                for i in range(1 + REPLICAS):
-                    replica = copy.deepcopy(pod)
-                    if i:
-                        replica["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
-                        replica["metadata"]["uid"] = f"{pod['metadata']['uid']}-{i}"
-                    began = time.perf_counter()
-                    answer = client.post("/filter", content=orjson.dumps(
-                        {"Pod": replica, "Nodes": None, "NodeNames": names}))
-                    answer.raise_for_status()
-                    passed = orjson.loads(answer.content)["NodeNames"] or []
-                    client.post("/prioritize", content=orjson.dumps(
-                        {"Pod": replica, "Nodes": None, "NodeNames": passed})).raise_for_status()
-                    times.append((time.perf_counter() - began) * 1000)
-                out["kinds"][kind] = {"first_ms": times[0], "steady_p50_ms": statistics.median(times[1:])}
+
+            def both_verbs(pod: dict[str, Any]) -> None:
+                answer = client.post("/filter", content=orjson.dumps({"Pod": pod, "Nodes": None, "NodeNames": names}))
+                answer.raise_for_status()
+                passed = orjson.loads(answer.content)["NodeNames"] or []
+                client.post("/prioritize", content=orjson.dumps(
+                    {"Pod": pod, "Nodes": None, "NodeNames": passed})).raise_for_status()
+
+            out["kinds"] = first_and_steady(both_verbs, time.perf_counter)
             return out
         finally:
             server.terminate()
