@@ -105,7 +105,14 @@ class Service:
 READ_TABLE_LIMIT_MS = 120_000
 READ_TABLE = """async (limitMs) => {
   const body = document.querySelector('.vt-body');
-  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  // Two animation frames after a scroll, the table has drawn the rows in view; a page that gets no frames
+  // draws them on its own timer (table.js), so waiting is capped.
+  let framesMissed = 0;
+  const frame = () => new Promise((r) => {
+    let done = false;
+    requestAnimationFrame(() => requestAnimationFrame(() => { done = true; r(); }));
+    setTimeout(() => { if (!done) { framesMissed += 1; r(); } }, 300);
+  });
   const rows = {};
   const started = performance.now();
   body.scrollTop = 0;
@@ -128,8 +135,21 @@ READ_TABLE = """async (limitMs) => {
   }
   body.scrollTop = 0;
   await frame();
+  if (framesMissed) console.info(`read_table: ${framesMissed} waits for an animation frame ended on the timer`);
   return rows;
 }"""
+
+
+def screenshot(page: Any, path: Path, *, full_page: bool = False) -> None:
+    """Save a screenshot as a test artifact. A picture needs a frame from the compositor, which headless
+    Chromium sometimes stops producing for a while; the artifact is then a note saying so (a screenshot is a
+    record of the test, not one of its checks)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.screenshot(path=str(path), full_page=full_page, timeout=20_000)
+    except PlaywrightTimeout as err:
+        path.with_suffix(".txt").write_text(f"no screenshot: {err}\n")
 
 
 def read_table(page: Any) -> dict[str, dict[str, Any]]:

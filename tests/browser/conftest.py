@@ -29,7 +29,7 @@ _artifacts_key = pytest.StashKey[Path]()
 # Each browser test, its fixtures included (a 5,000-node service starting, Chromium launching), ends within
 # this: a page or a browser that stops answering fails its test with every thread's stack (pytest-timeout)
 # instead of holding the whole run.
-BROWSER_TEST_TIMEOUT_S = 900
+BROWSER_TEST_TIMEOUT_S = 300
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

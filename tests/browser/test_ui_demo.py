@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_support import ROOT, Service, open_pod, order, read_table
+from browser_support import ROOT, Service, open_pod, order, read_table, screenshot
 
 PASSING = ("Success", "Skip")
 SYMBOLS = {"Success": "✓", "Skip": "skip", "Unschedulable": "✗", "UnschedulableAndUnresolvable": "✗✗",
@@ -17,7 +17,7 @@ SYMBOLS = {"Success": "✓", "Skip": "skip", "Unschedulable": "✗", "Unschedula
 
 
 def shot(page: Any, artifacts: Path, name: str) -> None:
-    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    screenshot(page, artifacts / f"{name}.png", full_page=True)
 
 
 def expected_cells(entry: dict[str, Any]) -> dict[str, str]:
@@ -91,6 +91,19 @@ def test_the_table_says_what_explain_says(page: Any, demo: Service, artifacts: P
                 counted[plugin] = counted.get(plugin, 0) + 1
     assert dict((label, int(value)) for label, value in bars) == counted
     shot(page, artifacts, f"explain-{namespace}-{name}")
+
+
+def test_the_table_scrolls_and_sorts_without_animation_frames(page: Any, demo: Service) -> None:
+    """A page that gets no animation frames (a background tab; headless Chromium's compositor now and then)
+    still draws the rows scrolled into view, on its own timer."""
+    page.add_init_script("window.requestAnimationFrame = () => 0; window.cancelAnimationFrame = () => {};")
+    page.set_viewport_size({"width": 1400, "height": 420})  # the table's minimum height: 33 nodes scroll
+    open_pod(page, demo, "shop", "web-pending")
+    nodes = demo.get("/explain/shop/web-pending")["nodes"]
+    assert page.evaluate("() => document.querySelector('.vt-body').scrollHeight > "
+                         "2 * document.querySelector('.vt-body').clientHeight")
+    page.click(".vt-head [data-col='node'] button")
+    assert order(read_table(page)) == sorted(nodes)
 
 
 def test_sort_and_filter(page: Any, demo: Service, artifacts: Path) -> None:
@@ -235,7 +248,7 @@ def test_readme_screenshot(page: Any, demo: Service, artifacts: Path) -> None:
     open_pod(page, demo, "shop", "search-indexer")
     page.wait_for_selector("#whatif-yaml")
     assert "node(s) didn't match Pod's node affinity/selector" in page.inner_text("#outcome-message")
-    page.screenshot(path=str(artifacts / "readme.png"))
+    screenshot(page, artifacts / "readme.png")
 
 
 def test_fields_explain_adds_later_are_shown(page: Any, demo: Service) -> None:

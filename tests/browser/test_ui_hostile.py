@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 import yaml
-from browser_support import Service, read_table
+from browser_support import Service, read_table, screenshot
 
 NODE = 'n1"><img src=x onerror="window.__pwned=1">'
 ZONE = "<script>window.__pwned=2</script>"
@@ -58,7 +58,7 @@ def test_hostile_names_are_shown_as_text(page: Any, hostile: Service, artifacts:
     assert CLAIM in page.input_value("#whatif-yaml")
     page.select_option("#node-zone", ZONE)
     assert set(read_table(page)) == {NODE}
-    page.screenshot(path=str(artifacts / "hostile.png"), full_page=True)
+    screenshot(page, artifacts / "hostile.png", full_page=True)
     assert page.evaluate("() => window.__pwned") is None
     assert page.evaluate(f"() => document.querySelectorAll({INJECTED!r}).length") == 0
     # The address names the pod through the fixed #/pod/ route, percent-encoded.

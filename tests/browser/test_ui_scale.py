@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 import pytest
-from browser_support import Service, open_pod, order, read_table
+from browser_support import Service, open_pod, order, read_table, screenshot
 
 from bench.cluster import generate, incoming_pods
 
@@ -56,4 +56,4 @@ def test_first_render_at_5000_nodes_is_under_a_second(page: Any, bench_cluster: 
     explained = bench_cluster.get("/explain/shop/incoming-affinity")
     infeasible = sorted(n for n, e in explained["nodes"].items() if not e["feasible"])
     assert order(read_table(page)) == infeasible
-    page.screenshot(path=str(artifacts / "bench-5000.png"))
+    screenshot(page, artifacts / "bench-5000.png")

@@ -146,6 +146,11 @@ def load(kube: KubeClient, scenario: Mapping[str, Any]) -> Loaded:
     owned_by_pod = [o for o in objects if any(r.get("uid") == incoming_uid
                                               for r in o["metadata"].get("ownerReferences") or [])]
     rest = [o for o in objects if o not in owned_by_pod]
+    # Pods need their namespace's default ServiceAccount, which no controller makes here: a scenario that names
+    # no Namespace object (its pods in "default") must not depend on an earlier test having made it.
+    for namespace in {loaded.namespace, *(o["metadata"].get("namespace") or "default" for o in objects
+                                          if o["kind"] == "Pod")}:
+        kube.ensure_namespace(namespace)
     for kind in KINDS:
         for obj in rest:
             if obj["kind"] == kind:

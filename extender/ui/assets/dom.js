@@ -50,7 +50,11 @@ export function podHref(namespace, name) {
   return `#/pod/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
 }
 
-/** Wait until the browser has painted what was just put in the DOM. */
+/** Wait until the browser has painted what was just put in the DOM (at most a second: a page that gets no
+ * animation frames, in a background tab or a stalled headless compositor, must not wait for ever). */
 export function painted() {
-  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => requestAnimationFrame(resolve));
+    setTimeout(resolve, 1000);
+  });
 }

@@ -38,6 +38,7 @@ export class VirtualTable {
     this.count = h("div", { class: "vt-count", "aria-live": "polite" });
     this.el = h("div", { class: "vt" }, this.body, this.count);
     this.frame = 0;
+    this.fallback = 0;
     this.body.addEventListener("scroll", () => this.schedule());
     // Sizes are read once the browser has laid the table out (a ResizeObserver runs then, layout clean):
     // reading them while building would force a layout of the whole page in the middle of the first render.
@@ -115,7 +116,17 @@ export class VirtualTable {
   }
 
   schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+    if (this.frame) return;
+    const run = () => {
+      cancelAnimationFrame(this.frame);
+      clearTimeout(this.fallback);
+      this.frame = 0;
+      this.draw();
+    };
+    this.frame = requestAnimationFrame(run);
+    // A page that gets no animation frames (a background tab, a compositor that stopped asking for frames,
+    // as headless Chromium's sometimes does) still draws the rows scrolled into view.
+    this.fallback = setTimeout(run, 100);
   }
 
   rowElement(index) {
