@@ -356,7 +356,8 @@ class Scheduler:
         """Build now what the first request would otherwise build: the snapshot with its columns and
         batch of every node, and the default profile's cluster-wide indexes (InterPodAffinity's counts over
         every node, ImageLocality's image counts), by running that profile's filter and score for a pod
-        that asks for nothing, over every node. Called once the cache is loaded and before the service
+        that asks for nothing, over every node, then each plugin's own ``warm_up`` (PodTopologySpread's
+        index of every node's pods by label set). Called once the cache is loaded and before the service
         reports itself ready, so the first pod kube-scheduler sends costs what the next ones do.
 
         Only the default profile (the one ``/filter`` serves): warming every profile would make readiness
