@@ -28,6 +28,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
+import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,7 +75,10 @@ class ListenerLimits:
 
     @property
     def backlog(self) -> int:
-        """The listen queue's length, and so the most sockets the loop accepts in one go."""
+        """The most sockets the loop accepts in one go (asyncio's ``backlog``). The kernel's listen queue is
+        deeper (LISTEN_QUEUE): connections it holds are not ours yet, and a burst of connects longer than one
+        accept batch (a probe arriving during an attack) must wait for the loop, not lose its SYN and retry
+        a second later."""
         return max(1, min(32, self.max_connections // 16))
 
     @property
@@ -395,8 +400,28 @@ class Endpoint:
     tls: ssl.SSLContext | None = None
 
 
+#: The kernel's listen queue of each listening socket (capped by net.core.somaxconn).
+LISTEN_QUEUE = 256
+
+
+def deepen_listen_queue(fd: int, length: int = LISTEN_QUEUE) -> None:
+    """Give the listening socket ``fd`` a listen queue of ``length`` (listen() again on a duplicate of it: the
+    same socket), leaving how many the event loop accepts at a time as it was."""
+    with socket.socket(fileno=os.dup(fd)) as listening:
+        listening.listen(length)
+
+
 def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: Any) -> Any:
     import uvicorn
+
+    class DeepQueueServer(uvicorn.Server):
+        """uvicorn's server, its listening sockets given the kernel queue LISTEN_QUEUE once they listen."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            for server in getattr(self, "servers", []):
+                for listening in server.sockets:
+                    deepen_listen_queue(listening.fileno())
 
     from extender.api.connections import guarded_http
 
@@ -404,7 +429,7 @@ def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: 
     protocol = listener_protocol(http, endpoint.limits, tls=endpoint.tls, on_refused=on_refused)
     # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
     # be one more layer on every request. TLS is ours (above), never uvicorn's.
-    return uvicorn.Server(uvicorn.Config(app, host=endpoint.host, port=endpoint.port, log_config=None,
+    return DeepQueueServer(uvicorn.Config(app, host=endpoint.host, port=endpoint.port, log_config=None,
                                          access_log=False, proxy_headers=False, http=protocol,
                                          backlog=endpoint.limits.backlog,
                                          timeout_keep_alive=max(1, round(endpoint.keep_alive_seconds)), **config))

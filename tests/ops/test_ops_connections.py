@@ -10,6 +10,7 @@ budget) still answers probes. 150 idle sockets on the health port do not make a 
 
 from __future__ import annotations
 
+import select
 import socket
 import time
 from collections.abc import Iterator
@@ -172,6 +173,29 @@ def test_idle_sockets_on_the_health_port_do_not_make_fresh_probes_fail(served: t
     figures = summary(latencies)
     print(f"\nhealth port, {HEALTH_IDLE_SOCKETS}+ idle sockets: probes {figures}")
     assert figures["max_ms"] < 1000, figures
+
+
+def test_a_burst_of_connects_waits_in_the_listen_queue_not_for_a_syn_retry(served: tuple[Service, int]) -> None:
+    """200 connects at once to the health port, far more than its loop accepts in one go (4) and than its cap
+    (64): the kernel establishes every one at once (the listen queue is LISTEN_QUEUE deep), so none loses its
+    SYN and waits a second for the retry (a kubelet probe's default timeout is one second)."""
+    _, health = served
+    burst = []
+    try:
+        for _ in range(200):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.connect_ex(("127.0.0.1", health))
+            burst.append(sock)
+        waiting = set(burst)
+        deadline = time.monotonic() + 0.5
+        while waiting and time.monotonic() < deadline:
+            _, connected, _ = select.select([], list(waiting), [], 0.05)
+            waiting -= set(connected)
+        assert not waiting, f"{len(waiting)} of 200 connects still waiting for their handshake after 0.5 s"
+    finally:
+        for sock in burst:
+            sock.close()
 
 
 def test_the_health_port_serves_probes_and_metrics_only(served: tuple[Service, int]) -> None:
