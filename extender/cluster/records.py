@@ -243,6 +243,7 @@ class PodRecord:
         "pvc_keys",
         "raw",
         "requests",
+        "resource_key",
         "terminating",
         "tolerations",
         "uid",
@@ -275,7 +276,11 @@ class PodRecord:
         if not isinstance(priority, int):
             raise RecordError("spec.priority: expected an integer")
         self.priority: int = priority
-        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")), minor)
+        # The JSON of every spec field a request computation reads (b"" when it cannot be encoded): replicas
+        # of one template share it, so whatever is computed from those fields is computed once per template.
+        self.resource_key = resource_spec_key(spec)
+        self.requests, self.non0_cpu, self.non0_mem = _pod_resources(raw, spec, bool(spec.get("nodeName")), minor,
+                                                                     self.resource_key)
         self.host_ports = _host_ports(spec)
         self.tolerations = _tolerations(spec.get("tolerations"))
         affinity = _mapping(spec.get("affinity"), "spec.affinity")
@@ -305,7 +310,7 @@ class PodRecord:
             return self.requests
         held: Resource | None = self.memo.get(_SPEC_REQUESTS)
         if held is None:
-            held = self.memo[_SPEC_REQUESTS] = _pod_resources(self.raw, self.spec, False, 0)[0]
+            held = self.memo[_SPEC_REQUESTS] = _pod_resources(self.raw, self.spec, False, 0, self.resource_key)[0]
         return held
 
     @property
@@ -353,8 +358,33 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
 _SPEC_REQUESTS: Final = "records.spec_requests"
 
 
+def resource_spec_key(spec: Mapping[str, Any]) -> bytes:
+    """The JSON of the spec fields a pod's requests are computed from (containers' names, resources and
+    restart policies, init containers', overhead, pod-level resources); b"" when something in them cannot be
+    encoded (the computation itself then reports what is wrong, and nothing is memoised)."""
+    containers, inits = spec.get("containers"), spec.get("initContainers")
+    try:
+        return orjson.dumps((
+            [_resource_fields(c) for c in containers] if isinstance(containers, list) else containers,
+            [_resource_fields(c) for c in inits] if isinstance(inits, list) else inits,
+            spec.get("overhead"), spec.get("resources"),
+        ))
+    except TypeError:
+        return b""
+
+
+def resource_status_key(raw: Mapping[str, Any]) -> bytes:
+    """The JSON of what a request computation that counts status resources reads of the pod's status (b"" when
+    it cannot be encoded)."""
+    status = raw.get("status")
+    try:
+        return orjson.dumps(_status_resource_fields(status) if isinstance(status, Mapping) else status)
+    except TypeError:
+        return b""
+
+
 def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: bool,
-                   minor: int) -> tuple[Resource, int, int]:
+                   minor: int, spec_key: bytes) -> tuple[Resource, int, int]:
     """The pod's request vector and its non-zero cpu/memory, memoised by the fields they depend on.
 
     Replicas of one controller share their resource specs, so computing these (exact Fraction arithmetic
@@ -367,15 +397,12 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     """
     status = raw.get("status") if on_node else None
     status_fields = _status_resource_fields(status) if isinstance(status, Mapping) else None
-    containers, inits = spec.get("containers"), spec.get("initContainers")
-    try:
-        key = orjson.dumps((
-            [_resource_fields(c) for c in containers] if isinstance(containers, list) else containers,
-            [_resource_fields(c) for c in inits] if isinstance(inits, list) else inits,
-            spec.get("overhead"), spec.get("resources"), on_node, status_fields, minor if status_fields else 0,
-        ))
-    except TypeError:  # something orjson cannot encode: no memo, the computation will say what is wrong
-        key = b""
+    key = b""
+    if spec_key:
+        try:
+            key = spec_key + orjson.dumps((on_node, status_fields, minor if status_fields else 0))
+        except TypeError:  # something orjson cannot encode: no memo, the computation will say what is wrong
+            key = b""
     cached = _resource_memo.get(key) if key else None
     if cached is not None:
         return cached

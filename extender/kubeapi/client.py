@@ -120,6 +120,30 @@ def _status_error(code: int, reason: str, body: bytes) -> ApiError:
     return cls(code, reason, message)
 
 
+async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The non-empty lines of a stream of bytes (a watch: one JSON event per line), as bytes: the decoder
+    takes bytes, and httpx's text lines would decode every event to a str and back."""
+    held: list[bytes] = []  # a line's pieces so far (an event larger than a read)
+    async for chunk in chunks:
+        if b"\n" not in chunk:
+            held.append(chunk)
+            continue
+        if held:
+            held.append(chunk)
+            chunk = b"".join(held)
+            held.clear()
+        *complete, rest = chunk.split(b"\n")
+        for line in complete:
+            if line.strip():
+                yield line
+        if rest:
+            held.append(rest)
+    if held:
+        last = b"".join(held)
+        if last.strip():
+            yield last
+
+
 class KubeClient:
     """One connection pool to one apiserver."""
 
@@ -298,10 +322,8 @@ class KubeClient:
             if response.status_code != 200:
                 raise _error(response, await response.aread())
             decode = resource.decode_event
-            async for line in response.aiter_lines():
-                if not line:
-                    continue
-                event = decode(line.encode())
+            async for line in _lines(response.aiter_bytes()):
+                event = decode(line)
                 if event.get("type") == "ERROR":
                     status = event.get("object") or {}
                     code = int(status.get("code") or 500)

@@ -16,12 +16,19 @@ import numpy as np
 
 from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.dra_objects import DRAView
-from extender.cluster.records import PodRecord
+from extender.cluster.records import PodRecord, resource_status_key
 from extender.cluster.resource import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from extender.engine.plugins.dra_extended_resources import DeviceTotals, is_dra_extended_resource_name
 from extender.engine.profile import ProfileError
 from extender.kube.quantity import milli_value, value
 from extender.kube.resources import pod_requests
+from extender.memo import BoundedMemo
+
+#: The request lists of pod templates (the scorer's configuration, the template's resource fields): shared by
+#: every scorer and profile of the process, bounded as every memo a request reaches is (docs/operations.md).
+_TEMPLATE_REQUESTS: BoundedMemo[tuple[str, bytes, bytes], list[int]] = BoundedMemo(
+    "scorers' pod requests", max_bytes=4 * 1024 * 1024, max_entries=4096)
+_REQUESTS_WEIGHT = 300  # the key's configuration string and the list, beside the key's JSON
 
 # Scores assume these for containers that request nothing (schedutil DefaultMilliCPURequest/MemoryRequest).
 NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {CPU: Fraction(1, 10), MEMORY: Fraction(200 * 1024 * 1024)}
@@ -89,10 +96,22 @@ class ResourceAllocationScorer:
         return [to_units(name, requests[name]) if name in requests else 0 for name in self.names]
 
     def requests_of(self, pod: PodRecord) -> list[int]:
-        """pod_request_list of a record, kept with it (scorers configured alike share it; do not mutate)."""
+        """pod_request_list of a record, kept with it and shared by the replicas of its template (scorers
+        configured alike share it; do not mutate)."""
         held: list[int] | None = pod.memo.get(self._memo_key)
-        if held is None:
-            held = pod.memo[self._memo_key] = self.pod_request_list(pod.raw)
+        if held is not None:
+            return held
+        # Keyed by the JSON of every field the computation reads (the record's resource key, and what it reads
+        # of the status when status resources count): the pods of one template compute it once.
+        status_key = resource_status_key(pod.raw) if self.status_resources else b"-"
+        memoised = bool(pod.resource_key and status_key)  # b"": a field JSON cannot encode, computed each time
+        key = (self._memo_key, pod.resource_key, status_key)
+        shared = _TEMPLATE_REQUESTS.get(key) if memoised else None
+        if shared is None:
+            shared = self.pod_request_list(pod.raw)
+            if memoised:
+                _TEMPLATE_REQUESTS.put(key, shared, len(pod.resource_key) + len(status_key) + _REQUESTS_WEIGHT)
+        held = pod.memo[self._memo_key] = shared
         return held
 
     def dra_view(self, view: DRAView) -> DRAView | None:

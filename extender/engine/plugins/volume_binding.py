@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -715,6 +716,12 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
             # A prioritize call runs no PreFilter: resolve the claims now (no claims, or rejected: every node 0).
             self.pre_filter(state, pod, nodes)
         return None
+
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        pre: _State | None = state.data.get(_STATE_KEY)
+        if self.scorer is None or pre is None or not pre.delay:
+            return np.zeros(len(batch), np.int64)  # every node scores 0 (see score), without a call per node
+        return super().score_batch(state, pod, batch)
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
         pre: _State | None = state.data.get(_STATE_KEY)

@@ -150,3 +150,34 @@ def test_an_error_answer_to_a_streamed_list_is_raised_with_its_status() -> None:
         await client.aclose()
         assert caught.value.status == 403 and caught.value.message == "pods is forbidden"
     asyncio.run(main())
+
+
+def test_a_watch_stream_cut_anywhere_gives_every_event_once_in_order() -> None:
+    """The watch reads the stream as bytes and splits it into lines itself: events cut across reads (or
+    several in one read, with blank keep-alive lines between) come out whole, once each, in order."""
+    pods = apiserver_pods(12)
+    events = [{"type": "ADDED" if i % 2 else "MODIFIED", "object": pod} for i, pod in enumerate(pods)]
+    stream = b"".join(orjson.dumps(event) + (b"\n\n" if i % 3 == 0 else b"\n") for i, event in enumerate(events))
+    rng = random.Random(9)
+
+    for _ in range(20):
+        cuts = sorted(rng.sample(range(1, len(stream)), rng.randint(1, 60)))
+        pieces = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+
+        async def answer(request: httpx.Request, pieces: list[bytes] = pieces) -> httpx.Response:
+            async def body() -> Any:
+                for piece in pieces:
+                    yield piece
+            return httpx.Response(200, content=body())
+
+        async def main() -> list[dict[str, Any]]:
+            client = KubeClient(ClusterConfig("http://fake", tokens=StaticToken("t")),
+                                transport=httpx.MockTransport(answer))
+            got = [event async for event in client.watch(RESOURCES["Pod"], "1", timeout_seconds=5)]
+            await client.aclose()
+            return got
+
+        got = asyncio.run(main())
+        assert [e["type"] for e in got] == [e["type"] for e in events]
+        assert [e["object"]["metadata"]["name"] for e in got] == [p["metadata"]["name"] for p in pods]
+        assert got == [{"type": e["type"], "object": {**slim_pod(e["object"]), "kind": "Pod"}} for e in events]
