@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import os
 import socket
@@ -411,17 +412,24 @@ def deepen_listen_queue(fd: int, length: int = LISTEN_QUEUE) -> None:
         listening.listen(length)
 
 
-def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: Any) -> Any:
+@functools.cache
+def _deep_queue_server() -> type[Any]:
+    """uvicorn's server class, its listening sockets given the kernel queue LISTEN_QUEUE once they listen
+    (made once, on first use: uvicorn is imported only by what serves)."""
     import uvicorn
 
     class DeepQueueServer(uvicorn.Server):
-        """uvicorn's server, its listening sockets given the kernel queue LISTEN_QUEUE once they listen."""
-
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             for server in getattr(self, "servers", []):
                 for listening in server.sockets:
                     deepen_listen_queue(listening.fileno())
+
+    return DeepQueueServer
+
+
+def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: Any) -> Any:
+    import uvicorn
 
     from extender.api.connections import guarded_http
 
@@ -429,10 +437,10 @@ def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: 
     protocol = listener_protocol(http, endpoint.limits, tls=endpoint.tls, on_refused=on_refused)
     # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
     # be one more layer on every request. TLS is ours (above), never uvicorn's.
-    return DeepQueueServer(uvicorn.Config(app, host=endpoint.host, port=endpoint.port, log_config=None,
-                                         access_log=False, proxy_headers=False, http=protocol,
-                                         backlog=endpoint.limits.backlog,
-                                         timeout_keep_alive=max(1, round(endpoint.keep_alive_seconds)), **config))
+    settings = uvicorn.Config(app, host=endpoint.host, port=endpoint.port, log_config=None, access_log=False,
+                              proxy_headers=False, http=protocol, backlog=endpoint.limits.backlog,
+                              timeout_keep_alive=max(1, round(endpoint.keep_alive_seconds)), **config)
+    return _deep_queue_server()(settings)
 
 
 def serve(app: Any, verbs: Endpoint, *, shutdown_grace: float, health_app: Any = None,

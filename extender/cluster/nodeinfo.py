@@ -33,6 +33,8 @@ def ports_conflict(used_ports: dict[str, set[tuple[str, int]]], ip: str, protoco
 
 #: A pod's labels as sorted (key, value) pairs (the second half of records.PodSignature).
 LabelPairs = tuple[tuple[str, str], ...]
+#: namespace -> sorted label pairs -> (those labels, pods carrying them not being deleted, all of them).
+LabelGroups = dict[str, dict[LabelPairs, tuple[Mapping[str, str], int, int]]]
 
 
 class NodeInfo:
@@ -68,10 +70,11 @@ class NodeInfo:
         # hostIP -> {(protocol, port)}: a set, as upstream's HostPortInfo is.
         self.used_ports: dict[str, set[tuple[str, int]]] = {}
         self.pvc_ref_counts: dict[str, int] = {}
-        # namespace -> sorted label pairs -> (those labels, how many pods carry them), of the pods not being
-        # deleted: what the spreading plugins count. Pods of one template share their labels, so a selector
-        # is checked once per label set on the node, not once per pod.
-        self.label_groups: dict[str, dict[LabelPairs, tuple[Mapping[str, str], int]]] = {}
+        # The pods by namespace and label set, counted with and without those being deleted: what the
+        # pod-counting plugins read (InterPodAffinity counts every pod, the spreading plugins leave terminating
+        # ones out). Pods of one template share their labels, so a selector is checked once per label set on
+        # the node, not once per pod (and once per label set of the cluster through pod_groups.PodGroups).
+        self.label_groups: LabelGroups = {}
         self.generation = next_generation()
         # Set by the snapshot's NodeColumns that hold this NodeInfo as a row (owner tag and row); -1 otherwise.
         self.row = -1
@@ -131,19 +134,20 @@ class NodeInfo:
                     entries.discard((protocol, port))
                     if not entries:
                         del self.used_ports[ip]
-        if not pod.terminating:
-            namespace, pairs = pod.signature
-            groups = self.label_groups.get(namespace)
-            if groups is None:
-                groups = self.label_groups[namespace] = {}
-            group = groups.get(pairs)
-            carried = (group[1] if group is not None else 0) + sign
-            if carried > 0:
-                groups[pairs] = (group[0] if group is not None else pod.labels, carried)
-            elif group is not None:
-                del groups[pairs]
-                if not groups:
-                    del self.label_groups[namespace]
+        namespace, pairs = pod.signature
+        groups = self.label_groups.get(namespace)
+        if groups is None:
+            groups = self.label_groups[namespace] = {}
+        group = groups.get(pairs)
+        if group is None:
+            group = (pod.labels, 0, 0)
+        every = group[2] + sign
+        if every > 0:
+            groups[pairs] = (group[0], group[1] + (0 if pod.terminating else sign), every)
+        else:
+            del groups[pairs]
+            if not groups:
+                del self.label_groups[namespace]
         for key in pod.pvc_keys:
             count = self.pvc_ref_counts.get(key, 0) + sign
             if count > 0:
@@ -161,12 +165,14 @@ class NodeInfo:
         if not groups:
             return 0
         count = 0
-        for pairs, (labels, carried) in groups.items():
+        for pairs, (labels, live, _) in groups.items():
+            if not live:
+                continue  # only pods being deleted carry these labels
             hit = seen.get(pairs)
             if hit is None:
                 hit = seen[pairs] = match(labels)
             if hit:
-                count += carried
+                count += live
         return count
 
     def port_conflict(self, ip: str, protocol: str, port: int) -> bool:

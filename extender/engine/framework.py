@@ -17,6 +17,7 @@ import numpy as np
 
 from extender.cluster.columns import Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.pod_groups import PodGroups
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 
@@ -247,6 +248,18 @@ class Plugin:
         # The Framework running this plugin (upstream's framework.Handle), set by the runtime: what a plugin
         # that runs the profile's other plugins (preemption's dry run) runs them with.
         self.handle: Any = None
+
+    @property
+    def pod_groups(self) -> PodGroups:
+        """The profile's index of pods per label set per node (Framework.pod_groups), shared by the plugins
+        that count pods; a plugin run without a framework (a unit test) keeps one of its own."""
+        if self.handle is not None:
+            groups: PodGroups = self.handle.pod_groups
+            return groups
+        own: PodGroups | None = self.__dict__.get("_own_pod_groups")
+        if own is None:
+            own = self.__dict__["_own_pod_groups"] = PodGroups()
+        return own
 
     def warm_up(self, snapshot: Snapshot) -> None:
         """Build what the plugin keeps across pods (indexes over every node) before the service reports ready,

@@ -19,6 +19,7 @@ import numpy as np
 
 from extender.cluster.columns import BoolArray, Int64Array, IntpArray, NodeBatch, distinct
 from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.pod_groups import PodGroups
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import FILTER_SLOT, SCORES_SLOT, EquivalenceCache
@@ -138,6 +139,9 @@ class Framework:
         self.post_filter_plugins: list[PostFilterPlugin] = [instance(n) for n in profile.post_filters]
         for plugin in instances.values():
             plugin.handle = self  # what a plugin that runs the others (preemption) runs them with
+        # The pods per label set per node over the snapshot, which the pod-counting plugins (InterPodAffinity,
+        # PodTopologySpread) read through their handle: one index for the profile, kept current across requests.
+        self.pod_groups = PodGroups()
         # Whether filter or score can reuse anything through an equivalence cache: only node-local plugins
         # computed node by node (the columnar ones are recomputed for every pod, which is cheaper).
         self.reuses_equivalence = any(p.node_local and not p.columnar for p in
@@ -147,7 +151,9 @@ class Framework:
         self.deferred_resize_gate = profile.release.gate("InPlacePodVerticalScalingSchedulerPreemption")
 
     def warm_up(self, snapshot: Snapshot) -> None:
-        """Let every plugin of the profile build its cross-pod indexes over the snapshot (Plugin.warm_up)."""
+        """Index every node's pods by label set (pod_groups), then let every plugin of the profile build its
+        own cross-pod indexes over the snapshot (Plugin.warm_up)."""
+        self.pod_groups.sync(snapshot.all_nodes(), complete=True)
         done: set[int] = set()
         for plugin in [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins), *self.post_filter_plugins]:
             if id(plugin) not in done:

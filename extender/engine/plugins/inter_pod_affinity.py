@@ -41,9 +41,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, IntpArray, LabelCounts, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, LabelCounts, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import PodRecord, PodSignature
+from extender.cluster.pod_groups import GroupKey, PodGroups
+from extender.cluster.records import PodRecord
 from extender.engine.framework import (
     MAX_NODE_SCORE,
     SKIP,
@@ -130,9 +131,10 @@ def _bump(counter: dict[Any, int], key: Any, delta: int) -> None:
 
 
 class _NodeEntry:
-    """One node's contribution to the index, as of one NodeInfo generation."""
+    """One node's existing terms in the index, as of one NodeInfo generation (its pods are counted by label set
+    in the profile's PodGroups)."""
 
-    __slots__ = ("anti_terms", "generation", "labels", "pods", "score_terms")
+    __slots__ = ("anti_terms", "generation", "labels", "score_terms")
 
     def __init__(self, info: NodeInfo) -> None:
         node = info.node
@@ -140,10 +142,6 @@ class _NodeEntry:
         labels = node.labels
         self.generation = info.generation
         self.labels: Mapping[str, str] = labels
-        self.pods: dict[PodSignature, int] = {}
-        for pod in info.pods:
-            sig = pod.signature
-            self.pods[sig] = self.pods.get(sig, 0) + 1
         # Terms whose topology key the node lacks never count (upstream checks the node's label when counting).
         self.anti_terms: dict[tuple[AffinityTerm, str], int] = {}
         for pod in info.pods_with_required_anti_affinity:
@@ -166,21 +164,18 @@ class _NodeEntry:
 
 
 class ClusterIndex:
-    """The snapshot's pods and existing pods' terms, aggregated for counting (see the comment above)."""
+    """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
+    label set (``groups``, read for the incoming pod's terms; see the comment above)."""
 
-    __slots__ = ("_columns", "_group_rows", "_owner", "_synced", "anti_terms", "nodes", "pods", "score_terms")
+    __slots__ = ("_columns", "_owner", "_synced", "anti_terms", "groups", "nodes", "score_terms")
 
-    def __init__(self) -> None:
+    def __init__(self, groups: PodGroups | None = None) -> None:
+        self.groups = groups if groups is not None else PodGroups()
         self.nodes: dict[str, _NodeEntry] = {}
         # The generation of each row of one NodeColumns (``_owner``) as of the last sync.
         self._owner = 0
         self._synced: Int64Array = np.zeros(0, np.int64)
         self._columns: NodeColumns | None = None  # the columns of the last sync
-        # (namespace, sorted labels) -> the group's nodes as rows of ``_columns`` and its pods on each;
-        # dropped whenever the group changes.
-        self._group_rows: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[IntpArray, Int64Array]] = {}
-        # namespace -> sorted labels -> (labels, node name -> number of such pods on it)
-        self.pods: dict[str, dict[tuple[tuple[str, str], ...], tuple[Mapping[str, str], dict[str, int]]]] = {}
         # existing required anti-affinity term -> topology value -> count
         self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}
         # (kind, existing scoring term) -> topology value -> count
@@ -189,42 +184,33 @@ class ClusterIndex:
     def sync(self, every: NodeBatch) -> None:
         """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
         comparing the batch's generation column with the generations the index last saw in those rows."""
-        columns, rows, nodes = every.columns, every.rows, every.nodes
-        if self._columns is not columns:
-            self._columns = columns
-            self._group_rows.clear()
+        self.groups.sync(every, complete=True)
+        columns, rows = every.columns, every.rows
+        self._columns = columns
         if self._owner != columns.owner or len(self._synced) < columns.capacity:
             synced = np.zeros(columns.capacity, np.int64)  # generations start at 1: 0 is never current
             if self._owner == columns.owner:
                 synced[:len(self._synced)] = self._synced
             self._owner, self._synced = columns.owner, synced
         entries = self.nodes
+        infos = columns.infos
         for i in np.flatnonzero(self._synced[rows] != every.column("generation")).tolist():
-            info = nodes[i]
+            row = int(rows[i])
+            info = infos[row]
+            assert info is not None
             entry = entries.get(info.name)
             if entry is None or entry.generation != info.generation:
                 if entry is not None:
-                    self._apply(info.name, entry, -1)
+                    self._apply(entry, -1)
                 entry = entries[info.name] = _NodeEntry(info)
-                self._apply(info.name, entry, 1)
-            self._synced[rows[i]] = info.generation
-        if len(entries) > len(nodes):
-            present = {info.name for info in nodes}
+                self._apply(entry, 1)
+            self._synced[row] = info.generation
+        if len(entries) > len(every):
+            present = {info.name for info in every.nodes}
             for name in [n for n in entries if n not in present]:
-                self._apply(name, entries.pop(name), -1)
+                self._apply(entries.pop(name), -1)
 
-    def _apply(self, name: str, entry: _NodeEntry, sign: int) -> None:
-        for (namespace, sorted_labels), count in entry.pods.items():
-            by_labels = self.pods.setdefault(namespace, {})
-            group = by_labels.get(sorted_labels)
-            if group is None:
-                group = by_labels[sorted_labels] = (dict(sorted_labels), {})
-            _bump(group[1], name, sign * count)
-            self._group_rows.pop((namespace, sorted_labels), None)
-            if not group[1]:
-                del by_labels[sorted_labels]
-                if not by_labels:
-                    del self.pods[namespace]
+    def _apply(self, entry: _NodeEntry, sign: int) -> None:
         for (term, value), count in entry.anti_terms.items():
             by_value = self.anti_terms.setdefault(term, {})
             _bump(by_value, value, sign * count)
@@ -236,20 +222,13 @@ class ClusterIndex:
             if not by_value:
                 del self.score_terms[(kind, term)]
 
-    def _pod_groups(self, terms: Sequence[AffinityTerm]) -> Iterable[tuple[str, Mapping[str, str], dict[str, int]]]:
-        """(namespace, labels, nodes) of the pod groups that may match ALL the terms, narrowed by namespace
-        (``nodes``: node name -> number of the group's pods on it)."""
+    def _pod_groups(self, terms: Sequence[AffinityTerm]) -> Iterable[tuple[GroupKey, Mapping[str, str]]]:
+        """The pod groups (key, labels) that may match ALL the terms, narrowed by namespace."""
         namespaces: frozenset[str] | None = None  # None: no restriction
         for term in terms:
             if term.listed_namespaces_only:
                 namespaces = term.namespaces if namespaces is None else namespaces & term.namespaces
-        if namespaces is None:
-            buckets: Iterable[tuple[str, Any]] = self.pods.items()
-        else:
-            buckets = ((ns, self.pods[ns]) for ns in namespaces if ns in self.pods)
-        for namespace, by_labels in buckets:
-            for labels, on_nodes in by_labels.values():
-                yield namespace, labels, on_nodes
+        return self.groups.groups(namespaces)
 
     def existing_anti_affinity_counts(self, pod: PodRecord, ns_labels: Mapping[str, str] | None) -> Counts:
         """getExistingAntiAffinityCounts: per topology pair, existing required anti-affinity terms matching the pod."""
@@ -276,53 +255,43 @@ class ClusterIndex:
         affinity: dict[str, Mapping[str, int]] = {}
         anti: dict[str, Mapping[str, int]] = {}
         if affinity_terms:
-            matched = [(ns, labels) for ns, labels, _ in self._pod_groups(affinity_terms)
-                       if _all_match(affinity_terms, ns, labels)]
+            matched = [key for key, labels in self._pod_groups(affinity_terms)
+                       if _all_match(affinity_terms, key[0], labels)]
             if matched:
                 per_row = self._pods_per_row(matched)
                 for term in affinity_terms:
                     self._add_by_value(affinity, term.topology_key, per_row)
         for term in anti_affinity_terms:
-            matched = [(ns, labels) for ns, labels, _ in self._pod_groups((term,))
-                       if term.matches(ns, labels, None)]
+            matched = [key for key, labels in self._pod_groups((term,)) if term.matches(key[0], labels, None)]
             if matched:
                 self._add_by_value(anti, term.topology_key, self._pods_per_row(matched))
         return affinity, anti
 
-    def _pods_per_row(self, groups: Sequence[tuple[str, Mapping[str, str]]]) -> Int64Array:
-        """The pods of these groups on each row of the synced columns."""
-        columns = self._columns
-        assert columns is not None, "sync first"
-        rows: list[IntpArray] = []
-        counts: list[Int64Array] = []
-        for namespace, labels in groups:
-            key = (namespace, tuple(sorted(labels.items())))
-            held = self._group_rows.get(key)
-            if held is None:
-                on_nodes = self.pods[namespace][key[1]][1]
-                held = self._group_rows[key] = (columns.rows_named(list(on_nodes)),
-                                                np.fromiter(on_nodes.values(), np.int64, len(on_nodes)))
-            rows.append(held[0])
-            counts.append(held[1])
-        all_rows, all_counts = np.concatenate(rows), np.concatenate(counts)
-        present = all_rows >= 0  # every indexed node is a row after a sync; kept safe regardless
-        per_row: Int64Array = np.bincount(all_rows[present], weights=all_counts[present].astype(np.float64),
-                                          minlength=columns.capacity).astype(np.int64)
-        return per_row
+    def _pods_per_row(self, groups: Sequence[GroupKey]) -> Int64Array:
+        """Every pod of these groups (terminating ones too: upstream does not look at them here) on each row of
+        the synced columns."""
+        return self.groups.pods_per_row(groups, terminating=True)
 
-    def _add_by_value(self, counts: dict[str, Mapping[str, int]], key: str, per_row: Int64Array) -> None:
-        """Add pods per row into ``counts[key]`` by each row's value of ``key`` (rows without it add nothing)."""
+    def _by_value(self, key: str, per_row: Int64Array) -> LabelCounts | None:
+        """Pods per row added up by each row's value of ``key`` (rows without it add nothing); None when no
+        such pod is on a node with the key."""
         columns = self._columns
         assert columns is not None
         codes = columns.labels.get(key)
         if codes is None:
-            return
+            return None
         codes = codes[:len(per_row)]
         has = (per_row > 0) & (codes >= 0)
         if not has.any():
+            return None
+        return LabelCounts(columns, key, np.bincount(codes[has], weights=per_row[has].astype(np.float64))
+                           .astype(np.int64))
+
+    def _add_by_value(self, counts: dict[str, Mapping[str, int]], key: str, per_row: Int64Array) -> None:
+        """Add pods per row into ``counts[key]`` by each row's value of ``key`` (rows without it add nothing)."""
+        added = self._by_value(key, per_row)
+        if added is None:
             return
-        added = LabelCounts(columns, key, np.bincount(codes[has], weights=per_row[has].astype(np.float64))
-                            .astype(np.int64))
         by_value = counts.get(key)
         if by_value is None:
             counts[key] = added
@@ -341,18 +310,21 @@ class ClusterIndex:
         (upstream's Skip when no node produced an entry)."""
         scores: TopologyScores = {}
         touched = False
-        nodes = self.nodes
-        # The incoming pod's preferred terms against existing pods (namespace selectors resolved).
+        # The incoming pod's preferred terms against existing pods (namespace selectors resolved): the matching
+        # pods per row, added up per value of the term's topology key (weight x pods, summed by value).
         for terms, sign in ((preferred, 1), (preferred_anti, -1)):
             for term in terms:
                 weight = _int32(sign * term.weight)
-                for namespace, labels, on_nodes in self._pod_groups((term,)):
-                    if term.matches(namespace, labels, None):
-                        for name, count in on_nodes.items():
-                            value = nodes[name].labels.get(term.topology_key)
-                            if value is not None:
-                                _add(scores, term.topology_key, value, weight * count)
-                                touched = True
+                matched = [key for key, labels in self._pod_groups((term,)) if term.matches(key[0], labels, None)]
+                if not matched:
+                    continue
+                added = self._by_value(term.topology_key, self._pods_per_row(matched))
+                if added is None:
+                    continue
+                values = added.columns.label_values[term.topology_key]
+                for code in np.flatnonzero(added.counts > 0).tolist():
+                    _add(scores, term.topology_key, values[code], weight * int(added.counts[code]))
+                touched = True
         # The existing pods' terms against the incoming pod (with its namespace's labels).
         namespace, labels = pod.namespace, pod.labels
         for (kind, existing_term), by_value in self.score_terms.items():
@@ -448,7 +420,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             raise ProfileError(f"{path}.ignorePreferredTermsOfExistingPods: expected a boolean")
         self.hard_pod_affinity_weight: int = weight
         self.ignore_preferred_terms_of_existing_pods: bool = ignore
-        self.index = ClusterIndex()
+        self._cluster_index: ClusterIndex | None = None
         # v1.36 plugin.go mergeAffinityTermNamespacesIfNotEmpty takes the term by value: the incoming pod's
         # namespace selector stays in force beside the names it selected (see AffinityTerm.with_namespaces_resolved).
         self.keeps_namespace_selectors = not self.release.at_least(37)
@@ -456,10 +428,18 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     def _index(self, state: CycleState) -> ClusterIndex:
         """The index brought up to this request's snapshot (once per request and snapshot: preemption's dry
         run copies the state onto a snapshot of its own)."""
+        index = self.index
         if state.data.get(_INDEX_SYNCED) is not state.snapshot:
-            self.index.sync(state.snapshot.all_nodes())
+            index.sync(state.snapshot.all_nodes())
             state.data[_INDEX_SYNCED] = state.snapshot
-        return self.index
+        return index
+
+    @property
+    def index(self) -> ClusterIndex:
+        """The existing pods' terms over the profile's pod groups (made once the framework is known)."""
+        if self._cluster_index is None:
+            self._cluster_index = ClusterIndex(self.pod_groups)
+        return self._cluster_index
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -28,7 +28,6 @@ import numpy.typing as npt
 from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, distinct, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
-from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import (
     MAX_NODE_SCORE,
     SKIP,
@@ -144,10 +143,6 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         self.default_selectors = DefaultSelectors()
         self.match_counts = MatchCounts()
 
-    def warm_up(self, snapshot: Snapshot) -> None:
-        """Index every node's pods by label set, for the first count of each selector (MatchCounts)."""
-        self.match_counts.warm_up(snapshot.all_nodes())
-
     # ---- constraints ---------------------------------------------------------------------------
     def _constraints(self, state: CycleState, pod: PodRecord, action: str) -> list[SpreadConstraint]:
         """getConstraints / initPreScoreState: the pod's own constraints of one action, else the defaults."""
@@ -198,7 +193,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         codes = batch.label_codes(key).astype(np.int64) + 1  # 0: no such label
         if missing is None:
             counted = counted & (codes > 0)
-        matching = self.match_counts.counts(batch, selector, namespace, state.snapshot.columns)
+        matching = self.match_counts.counts(batch, selector, namespace, state.snapshot.columns, self.pod_groups)
         chosen = codes[counted]
         sums = np.bincount(chosen, weights=matching[counted].astype(np.float64))
         seen = np.bincount(chosen)
@@ -313,7 +308,8 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
                 ignored |= codes < 0
             if c.topology_key == LABEL_HOSTNAME:
                 # A hostname domain is the node itself: its pods are counted here (scoring.go:217).
-                count = self.match_counts.counts(batch, c.selector, prepared.namespace, state.snapshot.columns)
+                count = self.match_counts.counts(batch, c.selector, prepared.namespace, state.snapshot.columns,
+                                                 self.pod_groups)
             else:
                 values = batch.columns.label_values.get(c.topology_key, [])
                 table = np.zeros(len(values) + 1, np.int64)

@@ -28,8 +28,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, NodeBatch, NodeColumns
 from extender.cluster.nodeinfo import LabelPairs, NodeInfo
+from extender.cluster.pod_groups import PodGroups
 from extender.cluster.records import PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.kube.selectors import LabelSelector, Requirement, SelectorError, compile_label_selector
@@ -238,18 +239,18 @@ class MatchCounts:
     name. Only the ``capacity`` most recently used selectors are kept.
 
     Stale rows are counted node by node from each NodeInfo's label groups when they are few (a bind changed a
-    node or two), and in bulk through :class:`LabelGroupRows` when there are many (a selector not seen yet:
-    every row is stale): the same count, by the cheaper route for the number of rows.
+    node or two), and in bulk through the profile's :class:`~extender.cluster.pod_groups.PodGroups` when there
+    are many (a selector not seen yet: every row is stale): the same count, by the cheaper route for the
+    number of rows.
     """
 
-    __slots__ = ("_tables", "capacity", "groups")
+    __slots__ = ("_tables", "capacity")
 
     def __init__(self, capacity: int = 32) -> None:
         self.capacity = capacity
         # A selector comes from a pod's spread constraints, which a request sends: bounded in bytes too.
         self._tables: BoundedMemo[tuple[str, tuple[Any, ...]], _SelectorMemo] = BoundedMemo(
             "spreading selectors", max_bytes=_SELECTOR_MEMO_BYTES, max_entries=capacity)
-        self.groups = LabelGroupRows()
 
     def _memo(self, selector: SpreadSelector, namespace: str) -> _SelectorMemo:
         key = (namespace, selector.signature)
@@ -259,21 +260,18 @@ class MatchCounts:
             self._tables.put(key, memo, len(repr(key)) + _SELECTOR_WEIGHT)
         return memo
 
-    def warm_up(self, every: NodeBatch) -> None:
-        """Index every node's label groups now (a batch of every row of the snapshot's columns), so that the
-        first count of a selector after ready is a bulk one over the index, not a pass over every pod."""
-        self.groups.sync(every.columns, every.rows, every.column("generation"))
-
-    def counts(self, batch: NodeBatch, selector: SpreadSelector, namespace: str, rows_of: NodeColumns) -> Int64Array:
+    def counts(self, batch: NodeBatch, selector: SpreadSelector, namespace: str, rows_of: NodeColumns,
+               groups: PodGroups) -> Int64Array:
         """count_matching for every node of the batch, through the memo. ``rows_of`` is the snapshot's
-        columns: batches over them are memoised by row, others by node name."""
+        columns: batches over them are memoised by row, others by node name. ``groups``: the profile's index
+        of pods per label set, for counting many rows at once."""
         memo = self._memo(selector, namespace)
-        seen: dict[LabelPairs, bool] = {}
         if batch.columns is not rows_of:
             by_name = memo.by_name
             if len(by_name) + len(batch) > _MAX_NAMED_COUNTS:
                 by_name.clear()  # names of nodes sent in full by requests: any number of distinct ones
             out = np.empty(len(batch), np.int64)
+            seen: dict[LabelPairs, bool] = {}
             for i, info in enumerate(batch.nodes):
                 entry = by_name.get(info.name)
                 if entry is None or entry[0] != info.generation:
@@ -293,10 +291,12 @@ class MatchCounts:
         stale = np.flatnonzero(memo.generations[rows] != generations)
         if len(stale) > _BULK_ROWS and not (selector.empty or selector.nothing):
             stale_rows = rows[stale]
-            self.groups.sync(columns, stale_rows, generations[stale])
-            memo.counts[stale_rows] = self.groups.per_row(selector.matches, namespace, columns.capacity)[stale_rows]
+            groups.sync(NodeBatch.of_rows(columns, stale_rows))
+            per_row = groups.pods_per_row(groups.matching(namespace, selector.matches), terminating=False)
+            memo.counts[stale_rows] = per_row[stale_rows]
             memo.generations[stale_rows] = generations[stale]
         else:
+            seen = {}
             for i in stale.tolist():
                 row = rows[i]
                 info = columns.infos[row]  # the row's node, without gathering the whole batch's
@@ -307,89 +307,9 @@ class MatchCounts:
         return result
 
 
-#: Above this many stale rows a count goes through the label-group index (a check per label set of the
+#: Above this many stale rows a count goes through the pod-group index (a check per label set of the
 #: namespace and one bincount) rather than node by node (a check per label set of each node).
 _BULK_ROWS = 64
-
-
-class LabelGroupRows:
-    """Every row's label groups (NodeInfo.label_groups) gathered over one NodeColumns: per namespace and label
-    set, the rows holding such pods and how many each, so that a selector is checked once per label set of
-    the whole cluster. Rows are brought up to date by generation, as InterPodAffinity's index is: a row whose
-    NodeInfo changed takes its old contribution out and its new one in."""
-
-    __slots__ = ("_arrays", "_by_row", "_groups", "_owner", "_synced")
-
-    def __init__(self) -> None:
-        self._owner = 0
-        self._synced: Int64Array = np.zeros(0, np.int64)  # generations start at 1: 0 is never current
-        # row -> what it contributed when last synced (a copy: NodeInfos of the cache change in place)
-        self._by_row: dict[int, dict[str, dict[LabelPairs, tuple[Labels, int]]]] = {}
-        # namespace -> label pairs -> (those labels, row -> pods)
-        self._groups: dict[str, dict[LabelPairs, tuple[Labels, dict[int, int]]]] = {}
-        # (namespace, label pairs) -> (rows, pods) as arrays, until the group changes
-        self._arrays: dict[tuple[str, LabelPairs], tuple[IntpArray, Int64Array]] = {}
-
-    def sync(self, columns: NodeColumns, rows: IntpArray, generations: Int64Array) -> None:
-        """Bring these rows of ``columns`` (at these generations) into the index."""
-        if self._owner != columns.owner:
-            self._owner, self._synced = columns.owner, np.zeros(columns.capacity, np.int64)
-            self._by_row.clear()
-            self._groups.clear()
-            self._arrays.clear()
-        elif len(self._synced) < columns.capacity:
-            grown = np.zeros(columns.capacity, np.int64)
-            grown[:len(self._synced)] = self._synced
-            self._synced = grown
-        for i in np.flatnonzero(self._synced[rows] != generations).tolist():
-            row = int(rows[i])
-            info = columns.infos[row]
-            assert info is not None
-            old = self._by_row.pop(row, None)
-            if old is not None:
-                self._apply(row, old, -1)
-            new = {namespace: dict(groups) for namespace, groups in info.label_groups.items()}
-            self._apply(row, new, 1)
-            self._by_row[row] = new
-            self._synced[row] = info.generation
-
-    def _apply(self, row: int, contribution: dict[str, dict[LabelPairs, tuple[Labels, int]]], sign: int) -> None:
-        for namespace, groups in contribution.items():
-            in_namespace = self._groups.setdefault(namespace, {})
-            for pairs, (labels, pods) in groups.items():
-                group = in_namespace.get(pairs)
-                if group is None:
-                    group = in_namespace[pairs] = (labels, {})
-                on_rows = group[1]
-                held = on_rows.get(row, 0) + sign * pods
-                if held:
-                    on_rows[row] = held
-                else:
-                    del on_rows[row]
-                self._arrays.pop((namespace, pairs), None)
-                if not on_rows:
-                    del in_namespace[pairs]
-            if not in_namespace:
-                del self._groups[namespace]
-
-    def per_row(self, match: Callable[[Labels], bool], namespace: str, capacity: int) -> Int64Array:
-        """Pods of the namespace whose labels ``match`` accepts, per row (synced rows only are exact)."""
-        rows: list[IntpArray] = []
-        pods: list[Int64Array] = []
-        for pairs, (labels, on_rows) in self._groups.get(namespace, {}).items():
-            if not match(labels):
-                continue
-            held = self._arrays.get((namespace, pairs))
-            if held is None:
-                held = self._arrays[(namespace, pairs)] = (np.fromiter(on_rows.keys(), np.intp, len(on_rows)),
-                                                           np.fromiter(on_rows.values(), np.int64, len(on_rows)))
-            rows.append(held[0])
-            pods.append(held[1])
-        if not rows:
-            return np.zeros(capacity, np.int64)
-        counted: Int64Array = np.bincount(np.concatenate(rows), weights=np.concatenate(pods).astype(np.float64),
-                                          minlength=capacity).astype(np.int64)
-        return counted
 
 
 #: The memo's byte budget, and what one selector's counts weigh beside its key (two arrays over the columns).

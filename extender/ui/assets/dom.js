@@ -54,7 +54,10 @@ export function podHref(namespace, name) {
  * animation frames, in a background tab or a stalled headless compositor, must not wait for ever). */
 export function painted() {
   return new Promise((resolve) => {
-    requestAnimationFrame(() => requestAnimationFrame(resolve));
-    setTimeout(resolve, 1000);
+    const fallback = setTimeout(resolve, 1000);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      clearTimeout(fallback);
+      resolve();
+    }));
   });
 }

@@ -1289,7 +1289,8 @@ def test_incremental_index_matches_per_pod_walks() -> None:
         index.sync(snapshot.all_nodes())
         fresh = ClusterIndex()
         fresh.sync(snapshot.all_nodes())
-        assert (fresh.pods, fresh.anti_terms, fresh.score_terms) == (index.pods, index.anti_terms, index.score_terms)
+        assert (fresh.groups.by_node(), fresh.anti_terms, fresh.score_terms) == (
+            index.groups.by_node(), index.anti_terms, index.score_terms)
         incoming = PodRecord(_random_pod(rng, "incoming", ""))
         parsed = pod_affinity_terms(incoming)
         objects = list(snapshot.kind("Namespace").values())

@@ -1,6 +1,6 @@
 """PodTopologySpread's matching-pod counts (countPodsMatchSelector per node) stay exact through every cache
-change, whether a count is taken node by node (few stale nodes) or in bulk through the label-group index
-(many: a selector not seen yet, or after the warm-up)."""
+change, whether a count is taken node by node (few stale nodes) or in bulk through the profile's pod-group
+index (many: a selector not seen yet, or after the warm-up)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.pod_groups import PodGroups
 from extender.engine.plugins import topology_spread_common
 from extender.engine.plugins.topology_spread_common import MatchCounts, SpreadSelector
 from extender.kube.selectors import compile_label_selector
@@ -56,9 +57,9 @@ def test_counts_equal_a_pod_by_pod_count_through_every_change(seed: int, warm: b
 
     for _ in range(600):
         add_pod()
-    counts = MatchCounts()
+    counts, groups = MatchCounts(), PodGroups()
     if warm:
-        counts.warm_up(cache.snapshot().all_nodes())
+        groups.sync(cache.snapshot().all_nodes(), complete=True)
     for step in range(40):
         # A few changes (node-by-node recounts) most steps, many (bulk recounts) now and then.
         for _ in range(rng.choice([1, 2, 3, 200]) if step % 5 else 0):
@@ -74,7 +75,7 @@ def test_counts_equal_a_pod_by_pod_count_through_every_change(seed: int, warm: b
         every = snapshot.all_nodes()
         for selector in SELECTORS:
             for namespace in NAMESPACES:
-                got = counts.counts(every, selector, namespace, snapshot.columns).tolist()
+                got = counts.counts(every, selector, namespace, snapshot.columns, groups).tolist()
                 assert got == [brute_force(info, selector, namespace) for info in every.nodes]
 
 
@@ -84,16 +85,16 @@ def test_a_new_selector_after_the_warm_up_is_counted_in_bulk(monkeypatch: pytest
         cache.upsert_node(make_node(f"n{i}"))
         for j in range(3):
             cache.upsert_pod(make_pod(f"p{i}-{j}", "shop", node=f"n{i}", labels={"app": "web"}, uid=f"u{i}-{j}"))
-    counts = MatchCounts()
-    counts.warm_up(cache.snapshot().all_nodes())
+    counts, groups = MatchCounts(), PodGroups()
+    groups.sync(cache.snapshot().all_nodes(), complete=True)
     node_by_node: list[str] = []
     real = topology_spread_common.count_matching
     monkeypatch.setattr(topology_spread_common, "count_matching",
                         lambda info, *args: node_by_node.append(info.name) or real(info, *args))
     snapshot = cache.snapshot()
-    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns).tolist() == [3] * 200
+    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns, groups).tolist() == [3] * 200
     assert node_by_node == []  # every row was stale: one bulk count over the index
     cache.upsert_pod(make_pod("late", "shop", node="n7", labels={"app": "web"}, uid="late"))
     snapshot = cache.snapshot()
-    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns).tolist()[7] == 4
+    assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns, groups).tolist()[7] == 4
     assert node_by_node == ["n7"]  # one changed node: recounted on its own

@@ -1,0 +1,148 @@
+"""Pods per label set per node, over a whole snapshot: what the pod-counting plugins read in bulk.
+
+InterPodAffinity (existing pods matching an incoming pod's terms) and PodTopologySpread (pods matching a
+constraint's selector) both count, per node, the pods of one namespace whose labels a selector accepts. Each
+NodeInfo keeps its pods grouped by namespace and label set (``NodeInfo.label_groups``: pods of one template
+share one group); :class:`PodGroups` gathers those groups over the nodes of a snapshot, so that a selector is
+checked once per label set of the cluster, and the pods of the matching groups are added up per row of the
+snapshot's columns with one bincount.
+
+One index serves a whole profile (``Framework.pod_groups``): both plugins, every request, PreFilter's and
+PreScore's counts alike. It is brought up to date by node generation: a node whose NodeInfo changed since the
+index last saw it takes its old contribution out and its new one in. Contributions are kept by node name, so
+that switching between the snapshot's columns and other columns (preemption's what-if snapshots, a NodeList
+sent in full) redoes only the nodes that differ; what is kept per row of one NodeColumns (the generation each
+row was synced at, and each group's rows as arrays) is dropped when another NodeColumns is read.
+
+Each group counts its pods twice: all of them, and those not being deleted. InterPodAffinity counts
+terminating pods like any other; the spreading plugins leave them out (kubernetes #87621).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
+from extender.cluster.nodeinfo import LabelGroups, LabelPairs
+
+#: A group: its namespace and its sorted label pairs.
+GroupKey = tuple[str, LabelPairs]
+Labels = Mapping[str, str]
+
+
+class PodGroups:
+    """Every synced node's label groups, by namespace and label set: which nodes hold such pods, and how many
+    (all, and not terminating) each."""
+
+    __slots__ = ("_columns", "_groups", "_nodes", "_owner", "_rows", "_synced")
+
+    def __init__(self) -> None:
+        # node name -> (the NodeInfo generation it was synced at, what it contributed then: a copy, since the
+        # cache's NodeInfos change in place)
+        self._nodes: dict[str, tuple[int, LabelGroups]] = {}
+        # namespace -> label pairs -> (those labels, node name -> (pods not terminating, all pods))
+        self._groups: dict[str, dict[LabelPairs, tuple[Labels, dict[str, tuple[int, int]]]]] = {}
+        # The generation each row of one NodeColumns (``_owner``) was synced at; generations start at 1.
+        self._owner = 0
+        self._synced: Int64Array = np.zeros(0, np.int64)
+        self._columns: NodeColumns | None = None  # the columns of the last sync, which the arrays below index
+        # group -> (its nodes' rows in ``_columns``, their pods not terminating, all their pods); dropped when
+        # the group changes
+        self._rows: dict[GroupKey, tuple[IntpArray, Int64Array, Int64Array]] = {}
+
+    def sync(self, batch: NodeBatch, *, complete: bool = False) -> None:
+        """Bring the batch's nodes into the index (those whose generation differs from the one their row was
+        synced at). ``complete``: the batch is every node of a snapshot, and nodes it lacks are taken out."""
+        columns = batch.columns
+        if self._columns is not columns:
+            self._columns = columns
+            self._rows.clear()
+        if self._owner != columns.owner or len(self._synced) < columns.capacity:
+            synced = np.zeros(columns.capacity, np.int64)
+            if self._owner == columns.owner:  # the columns grew: keep what is known
+                synced[:len(self._synced)] = self._synced
+            self._owner, self._synced = columns.owner, synced
+        rows = batch.rows
+        generations = batch.column("generation")
+        infos = columns.infos
+        for i in np.flatnonzero(self._synced[rows] != generations).tolist():
+            row = int(rows[i])
+            info = infos[row]
+            assert info is not None
+            held = self._nodes.get(info.name)
+            if held is None or held[0] != info.generation:
+                if held is not None:
+                    self._apply(info.name, held[1], add=False)
+                contribution = {namespace: dict(groups) for namespace, groups in info.label_groups.items()}
+                self._apply(info.name, contribution, add=True)
+                self._nodes[info.name] = (info.generation, contribution)
+            self._synced[row] = info.generation
+        if complete and len(self._nodes) > len(batch):
+            present = {info.name for info in batch.nodes}
+            for name in [name for name in self._nodes if name not in present]:
+                self._apply(name, self._nodes.pop(name)[1], add=False)
+
+    def _apply(self, name: str, contribution: LabelGroups, add: bool) -> None:
+        """Put a node's groups in (``add``) or take them out: a node has one entry per group it holds."""
+        for namespace, groups in contribution.items():
+            in_namespace = self._groups.setdefault(namespace, {})
+            for pairs, (labels, live, every) in groups.items():
+                group = in_namespace.get(pairs)
+                if group is None:
+                    group = in_namespace[pairs] = (labels, {})
+                on_nodes = group[1]
+                if add:
+                    on_nodes[name] = (live, every)
+                else:
+                    del on_nodes[name]
+                self._rows.pop((namespace, pairs), None)
+                if not on_nodes:
+                    del in_namespace[pairs]
+            if not in_namespace:
+                del self._groups[namespace]
+
+    def groups(self, namespaces: Iterable[str] | None = None) -> Iterator[tuple[GroupKey, Labels]]:
+        """Every group (of these namespaces only, when given): its key and its labels."""
+        if namespaces is None:
+            buckets: Iterable[tuple[str, dict[LabelPairs, tuple[Labels, dict[str, tuple[int, int]]]]]] = \
+                self._groups.items()
+        else:
+            buckets = ((namespace, self._groups[namespace]) for namespace in namespaces if namespace in self._groups)
+        for namespace, by_labels in buckets:
+            for pairs, (labels, _) in by_labels.items():
+                yield (namespace, pairs), labels
+
+    def matching(self, namespace: str, match: Callable[[Labels], bool]) -> list[GroupKey]:
+        """The groups of the namespace whose labels ``match`` accepts."""
+        return [(namespace, pairs) for pairs, (labels, _) in self._groups.get(namespace, {}).items()
+                if match(labels)]
+
+    def pods_per_row(self, keys: Iterable[GroupKey], *, terminating: bool) -> Int64Array:
+        """The pods of these groups (with or without those being deleted) on each row of the columns last
+        synced, ``capacity`` long; exact for the rows synced since those columns were first read."""
+        columns = self._columns
+        assert columns is not None, "sync first"
+        rows: list[IntpArray] = []
+        pods: list[Int64Array] = []
+        for key in keys:
+            held = self._rows.get(key)
+            if held is None:
+                on_nodes = self._groups[key[0]][key[1]][1]
+                counts = np.array(list(on_nodes.values()), np.int64).reshape(len(on_nodes), 2)
+                held = self._rows[key] = (columns.rows_named(list(on_nodes)), counts[:, 0], counts[:, 1])
+            rows.append(held[0])
+            pods.append(held[2] if terminating else held[1])
+        if not rows:
+            return np.zeros(columns.capacity, np.int64)
+        all_rows, all_pods = np.concatenate(rows), np.concatenate(pods)
+        present = all_rows >= 0  # a node of the index that is not a row of these columns adds nothing
+        per_row: Int64Array = np.bincount(all_rows[present], weights=all_pods[present].astype(np.float64),
+                                          minlength=columns.capacity).astype(np.int64)
+        return per_row
+
+    def by_node(self) -> dict[GroupKey, dict[str, tuple[int, int]]]:
+        """What the index holds: every group's pods per node (not terminating, all), as plain data."""
+        return {(namespace, pairs): dict(on_nodes) for namespace, by_labels in self._groups.items()
+                for pairs, (_, on_nodes) in by_labels.items()}
