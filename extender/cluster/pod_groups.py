@@ -30,6 +30,8 @@ from extender.cluster.nodeinfo import LabelGroups, LabelPairs
 #: A group: its namespace and its sorted label pairs.
 GroupKey = tuple[str, LabelPairs]
 Labels = Mapping[str, str]
+#: A group's labels, and its pods on each node: all of them, and those not being deleted.
+_Group = tuple[Labels, dict[str, int], dict[str, int]]
 
 
 class PodGroups:
@@ -42,8 +44,9 @@ class PodGroups:
         # node name -> (the NodeInfo generation it was synced at, what it contributed then: a copy, since the
         # cache's NodeInfos change in place)
         self._nodes: dict[str, tuple[int, LabelGroups]] = {}
-        # namespace -> label pairs -> (those labels, node name -> (pods not terminating, all pods))
-        self._groups: dict[str, dict[LabelPairs, tuple[Labels, dict[str, tuple[int, int]]]]] = {}
+        # namespace -> label pairs -> (those labels, node name -> all pods, node name -> pods not terminating);
+        # the two dicts have the same keys in the same order, so that each reads into an array in one call
+        self._groups: dict[str, dict[LabelPairs, _Group]] = {}
         # The generation each row of one NodeColumns (``_owner``) was synced at; generations start at 1.
         self._owner = 0
         self._synced: Int64Array = np.zeros(0, np.int64)
@@ -91,14 +94,16 @@ class PodGroups:
             for pairs, (labels, live, every) in groups.items():
                 group = in_namespace.get(pairs)
                 if group is None:
-                    group = in_namespace[pairs] = (labels, {})
-                on_nodes = group[1]
+                    group = in_namespace[pairs] = (labels, {}, {})
+                _, all_pods, live_pods = group
                 if add:
-                    on_nodes[name] = (live, every)
+                    all_pods[name] = every
+                    live_pods[name] = live
                 else:
-                    del on_nodes[name]
+                    del all_pods[name]
+                    del live_pods[name]
                 self._rows.pop((namespace, pairs), None)
-                if not on_nodes:
+                if not all_pods:
                     del in_namespace[pairs]
             if not in_namespace:
                 del self._groups[namespace]
@@ -106,18 +111,35 @@ class PodGroups:
     def groups(self, namespaces: Iterable[str] | None = None) -> Iterator[tuple[GroupKey, Labels]]:
         """Every group (of these namespaces only, when given): its key and its labels."""
         if namespaces is None:
-            buckets: Iterable[tuple[str, dict[LabelPairs, tuple[Labels, dict[str, tuple[int, int]]]]]] = \
-                self._groups.items()
+            buckets: Iterable[tuple[str, dict[LabelPairs, _Group]]] = self._groups.items()
         else:
             buckets = ((namespace, self._groups[namespace]) for namespace in namespaces if namespace in self._groups)
         for namespace, by_labels in buckets:
-            for pairs, (labels, _) in by_labels.items():
-                yield (namespace, pairs), labels
+            for pairs, group in by_labels.items():
+                yield (namespace, pairs), group[0]
 
     def matching(self, namespace: str, match: Callable[[Labels], bool]) -> list[GroupKey]:
         """The groups of the namespace whose labels ``match`` accepts."""
-        return [(namespace, pairs) for pairs, (labels, _) in self._groups.get(namespace, {}).items()
-                if match(labels)]
+        return [(namespace, pairs) for pairs, group in self._groups.get(namespace, {}).items() if match(group[0])]
+
+    def _group_rows(self, key: GroupKey) -> tuple[IntpArray, Int64Array, Int64Array]:
+        """A group's nodes as rows of the columns last synced, with their pods (not terminating, all)."""
+        held = self._rows.get(key)
+        if held is None:
+            columns = self._columns
+            assert columns is not None, "sync first"
+            _, all_pods, live_pods = self._groups[key[0]][key[1]]
+            size = len(all_pods)
+            held = self._rows[key] = (columns.rows_named(list(all_pods)),
+                                      np.fromiter(live_pods.values(), np.int64, size),
+                                      np.fromiter(all_pods.values(), np.int64, size))
+        return held
+
+    def prepare(self) -> None:
+        """Put every group's rows in arrays now (the warm-up), not when a request first counts the group."""
+        for namespace, by_labels in self._groups.items():
+            for pairs in by_labels:
+                self._group_rows((namespace, pairs))
 
     def pods_per_row(self, keys: Iterable[GroupKey], *, terminating: bool) -> Int64Array:
         """The pods of these groups (with or without those being deleted) on each row of the columns last
@@ -127,22 +149,19 @@ class PodGroups:
         rows: list[IntpArray] = []
         pods: list[Int64Array] = []
         for key in keys:
-            held = self._rows.get(key)
-            if held is None:
-                on_nodes = self._groups[key[0]][key[1]][1]
-                counts = np.array(list(on_nodes.values()), np.int64).reshape(len(on_nodes), 2)
-                held = self._rows[key] = (columns.rows_named(list(on_nodes)), counts[:, 0], counts[:, 1])
+            held = self._group_rows(key)
             rows.append(held[0])
             pods.append(held[2] if terminating else held[1])
         if not rows:
             return np.zeros(columns.capacity, np.int64)
-        all_rows, all_pods = np.concatenate(rows), np.concatenate(pods)
-        present = all_rows >= 0  # a node of the index that is not a row of these columns adds nothing
-        per_row: Int64Array = np.bincount(all_rows[present], weights=all_pods[present].astype(np.float64),
+        on_rows, counts = np.concatenate(rows), np.concatenate(pods)
+        present = on_rows >= 0  # a node of the index that is not a row of these columns adds nothing
+        per_row: Int64Array = np.bincount(on_rows[present], weights=counts[present].astype(np.float64),
                                           minlength=columns.capacity).astype(np.int64)
         return per_row
 
     def by_node(self) -> dict[GroupKey, dict[str, tuple[int, int]]]:
         """What the index holds: every group's pods per node (not terminating, all), as plain data."""
-        return {(namespace, pairs): dict(on_nodes) for namespace, by_labels in self._groups.items()
-                for pairs, (_, on_nodes) in by_labels.items()}
+        return {(namespace, pairs): {name: (live_pods[name], every) for name, every in all_pods.items()}
+                for namespace, by_labels in self._groups.items()
+                for pairs, (_, all_pods, live_pods) in by_labels.items()}

@@ -154,6 +154,7 @@ class Framework:
         """Index every node's pods by label set (pod_groups), then let every plugin of the profile build its
         own cross-pod indexes over the snapshot (Plugin.warm_up)."""
         self.pod_groups.sync(snapshot.all_nodes(), complete=True)
+        self.pod_groups.prepare()
         done: set[int] = set()
         for plugin in [*self.filter_plugins, *(plugin for plugin, _ in self.score_plugins), *self.post_filter_plugins]:
             if id(plugin) not in done:
