@@ -155,12 +155,15 @@ class EngineThread:
                 self._finished += 1
             # Answered once the cache is free again, so that the caller may run its next small step at once.
             if outcome is not None:
-                self._answer(job, *outcome)
                 if not outcome[0]:
                     # The frames the exception passed through are finished: drop their locals. They hold the
                     # request's data and the job, whose future holds the exception: a cycle that would keep
-                    # all of it until a full collection, which the thresholds make rare.
+                    # all of it until a full collection, which the thresholds make rare. Before the answer,
+                    # never after: once the caller has it, its own frames join the traceback as it re-raises
+                    # it, and clearing a suspended coroutine's frame from here would close that coroutine (a
+                    # request that then never answers).
                     traceback.clear_frames(outcome[1].__traceback__)
+                self._answer(job, *outcome)
             del job, outcome
             # The collection that was due during the job runs now, over what reference counting left.
             if gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]:

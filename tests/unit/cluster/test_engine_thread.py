@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -164,3 +165,35 @@ def test_a_job_running_past_its_bounds_makes_the_service_unready_then_stuck() ->
         engine.stop()
         placer.stop()
         loop.close()
+
+
+def test_a_failed_job_answers_a_caller_that_suspends_while_holding_its_exception(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine thread drops the locals of a failed job's frames before it answers: once the caller has the
+    exception, its own frames join the traceback as it re-raises it, and clearing a suspended coroutine's frame
+    from the engine thread would close that coroutine (a request that never answers: seen as a hung 500 in
+    the hardening tests, one run in six)."""
+    engine = EngineThread()
+    suspended = threading.Event()
+    answer = EngineThread._answer
+
+    def answer_then_wait(job: Any, ok: bool, value: Any) -> None:
+        answer(job, ok, value)
+        suspended.wait(5)  # the caller re-raises the exception and suspends before the engine goes on
+
+    monkeypatch.setattr(EngineThread, "_answer", staticmethod(answer_then_wait))
+
+    def fail() -> None:
+        raise ValueError("a bug")
+
+    async def caller() -> str:
+        try:
+            await engine.request(fail)
+        except ValueError:
+            suspended.set()
+            await asyncio.sleep(0.2)  # suspended while holding the exception and its traceback
+            return "answered"
+        return "no exception"
+
+    assert asyncio.run(asyncio.wait_for(caller(), 5)) == "answered"
+    engine.stop()
