@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Sequence
 from typing import Any
 
 _uids = itertools.count(1)
@@ -66,3 +68,14 @@ def make_pod(name: str = "", namespace: str = "default", *, node: str = "",
     if phase:
         pod["status"] = {"phase": phase}
     return pod
+
+
+def random_labelled_pod(rng: random.Random, serial: int, namespaces: Sequence[str], nodes: Sequence[str],
+                        templates: Sequence[dict[str, str]], terminating: float) -> dict[str, Any]:
+    """A pod named p<serial> (uid-<serial>) in a random namespace, on a random node, with a random template's
+    labels; being deleted with probability ``terminating`` (for the pod-counting indexes' random tests)."""
+    raw = make_pod(f"p{serial}", rng.choice(namespaces), node=rng.choice(nodes), labels=dict(rng.choice(templates)),
+                   uid=f"uid-{serial}")
+    if rng.random() < terminating:
+        raw["metadata"]["deletionTimestamp"] = "2026-11-25T00:00:00Z"
+    return raw

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping
 
 import numpy as np
-from builders import make_node, make_pod
+from builders import make_node, make_pod, random_labelled_pod
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.columns import NodeBatch, NodeColumns
@@ -40,11 +40,7 @@ def test_rows_equal_a_pod_by_pod_count_through_changes_and_column_switches() -> 
             action = rng.random()
             if action < 0.55:
                 serial += 1
-                raw = make_pod(f"p{serial}", rng.choice(NAMESPACES), node=rng.choice(names),
-                               labels=dict(rng.choice(TEMPLATES)), uid=f"uid-{serial}")
-                if rng.random() < 0.2:
-                    raw["metadata"]["deletionTimestamp"] = "2026-11-25T00:00:00Z"
-                cache.upsert_pod(raw)
+                cache.upsert_pod(random_labelled_pod(rng, serial, NAMESPACES, names, TEMPLATES, terminating=0.2))
             elif action < 0.85:
                 placed = [info for info in cache.snapshot().node_list if info.pods]
                 if placed:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from builders import make_node, make_pod
+from builders import make_node, make_pod, random_labelled_pod
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.nodeinfo import NodeInfo
@@ -49,11 +49,7 @@ def test_counts_equal_a_pod_by_pod_count_through_every_change(seed: int, warm: b
     def add_pod() -> None:
         nonlocal serial
         serial += 1
-        raw = make_pod(f"p{serial}", rng.choice(NAMESPACES), node=rng.choice(names),
-                       labels=dict(rng.choice(TEMPLATES)), uid=f"uid-{serial}")
-        if rng.random() < 0.1:
-            raw["metadata"]["deletionTimestamp"] = "2026-11-25T00:00:00Z"
-        cache.upsert_pod(raw)
+        cache.upsert_pod(random_labelled_pod(rng, serial, NAMESPACES, names, TEMPLATES, terminating=0.1))
 
     for _ in range(600):
         add_pod()
