@@ -444,6 +444,38 @@ class NodeBatch(Sequence[NodeInfo]):
         return mask
 
 
+class RowGenerations:
+    """The NodeInfo generation each row of one NodeColumns was last seen at: what an index kept beside the
+    columns (counts per row, contributions per node) needs to find the rows of a batch whose node changed
+    since, with one comparison against the batch's generation column.
+
+    It follows one NodeColumns at a time (``owner``): when those grow, what was seen is kept; other columns
+    (preemption's what-if snapshots, a NodeList sent in full) start it afresh.
+    """
+
+    __slots__ = ("generations", "owner")
+
+    def __init__(self) -> None:
+        self.owner = 0
+        self.generations: Int64Array = np.zeros(0, np.int64)  # generations start at 1: 0 is never current
+
+    def follow(self, columns: NodeColumns) -> int:
+        """Hold a generation for every row of ``columns``; how many leading rows keep what was seen (all of
+        them when nothing changed, 0 after a switch to other columns)."""
+        if self.owner == columns.owner and len(self.generations) >= columns.capacity:
+            return len(self.generations)
+        kept = len(self.generations) if self.owner == columns.owner else 0
+        grown = np.zeros(columns.capacity, np.int64)
+        grown[:kept] = self.generations[:kept]
+        self.owner, self.generations = columns.owner, grown
+        return kept
+
+    def stale(self, batch: NodeBatch) -> IntpArray:
+        """The positions in ``batch`` (over the columns followed) whose node changed since its row was seen."""
+        changed: IntpArray = np.flatnonzero(self.generations[batch.rows] != batch.column("generation"))
+        return changed
+
+
 def trunc_div(numerator: Int64Array, denominator: Int64Array | int) -> Int64Array:
     """Integer division truncating toward zero, as Go's ``/`` (numpy's ``//`` floors)."""
     quotient = np.abs(numerator) // np.abs(denominator)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns, RowGenerations
 from extender.cluster.nodeinfo import LabelGroups, LabelPairs
 
 #: A group: its namespace and its sorted label pairs.
@@ -38,7 +38,7 @@ class PodGroups:
     """Every synced node's label groups, by namespace and label set: which nodes hold such pods, and how many
     (all, and not terminating) each."""
 
-    __slots__ = ("_columns", "_groups", "_nodes", "_owner", "_rows", "_synced")
+    __slots__ = ("_columns", "_groups", "_nodes", "_rows", "_synced")
 
     def __init__(self) -> None:
         # node name -> (the NodeInfo generation it was synced at, what it contributed then: a copy, since the
@@ -47,9 +47,7 @@ class PodGroups:
         # namespace -> label pairs -> (those labels, node name -> all pods, node name -> pods not terminating);
         # the two dicts have the same keys in the same order, so that each reads into an array in one call
         self._groups: dict[str, dict[LabelPairs, _Group]] = {}
-        # The generation each row of one NodeColumns (``_owner``) was synced at; generations start at 1.
-        self._owner = 0
-        self._synced: Int64Array = np.zeros(0, np.int64)
+        self._synced = RowGenerations()  # the generation each row of the columns last read was synced at
         self._columns: NodeColumns | None = None  # the columns of the last sync, which the arrays below index
         # group -> (its nodes' rows in ``_columns``, their pods not terminating, all their pods); dropped when
         # the group changes
@@ -62,15 +60,10 @@ class PodGroups:
         if self._columns is not columns:
             self._columns = columns
             self._rows.clear()
-        if self._owner != columns.owner or len(self._synced) < columns.capacity:
-            synced = np.zeros(columns.capacity, np.int64)
-            if self._owner == columns.owner:  # the columns grew: keep what is known
-                synced[:len(self._synced)] = self._synced
-            self._owner, self._synced = columns.owner, synced
+        self._synced.follow(columns)
         rows = batch.rows
-        generations = batch.column("generation")
         infos = columns.infos
-        for i in np.flatnonzero(self._synced[rows] != generations).tolist():
+        for i in self._synced.stale(batch).tolist():
             row = int(rows[i])
             info = infos[row]
             assert info is not None
@@ -81,7 +74,7 @@ class PodGroups:
                 contribution = {namespace: dict(groups) for namespace, groups in info.label_groups.items()}
                 self._apply(info.name, contribution, add=True)
                 self._nodes[info.name] = (info.generation, contribution)
-            self._synced[row] = info.generation
+            self._synced.generations[row] = info.generation
         if complete and len(self._nodes) > len(batch):
             present = {info.name for info in batch.nodes}
             for name in [name for name in self._nodes if name not in present]:

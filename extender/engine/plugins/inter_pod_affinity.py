@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, LabelCounts, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, LabelCounts, NodeBatch, NodeColumns, RowGenerations
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.pod_groups import GroupKey, PodGroups
 from extender.cluster.records import PodRecord
@@ -167,14 +167,12 @@ class ClusterIndex:
     """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
     label set (``groups``, read for the incoming pod's terms; see the comment above)."""
 
-    __slots__ = ("_columns", "_owner", "_synced", "anti_terms", "groups", "nodes", "score_terms")
+    __slots__ = ("_columns", "_synced", "anti_terms", "groups", "nodes", "score_terms")
 
     def __init__(self, groups: PodGroups | None = None) -> None:
         self.groups = groups if groups is not None else PodGroups()
         self.nodes: dict[str, _NodeEntry] = {}
-        # The generation of each row of one NodeColumns (``_owner``) as of the last sync.
-        self._owner = 0
-        self._synced: Int64Array = np.zeros(0, np.int64)
+        self._synced = RowGenerations()  # the generation of each row of the columns last synced
         self._columns: NodeColumns | None = None  # the columns of the last sync
         # existing required anti-affinity term -> topology value -> count
         self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}
@@ -187,14 +185,10 @@ class ClusterIndex:
         self.groups.sync(every, complete=True)
         columns, rows = every.columns, every.rows
         self._columns = columns
-        if self._owner != columns.owner or len(self._synced) < columns.capacity:
-            synced = np.zeros(columns.capacity, np.int64)  # generations start at 1: 0 is never current
-            if self._owner == columns.owner:
-                synced[:len(self._synced)] = self._synced
-            self._owner, self._synced = columns.owner, synced
+        self._synced.follow(columns)
         entries = self.nodes
         infos = columns.infos
-        for i in np.flatnonzero(self._synced[rows] != every.column("generation")).tolist():
+        for i in self._synced.stale(every).tolist():
             row = int(rows[i])
             info = infos[row]
             assert info is not None
@@ -204,7 +198,7 @@ class ClusterIndex:
                     self._apply(entry, -1)
                 entry = entries[info.name] = _NodeEntry(info)
                 self._apply(entry, 1)
-            self._synced[row] = info.generation
+            self._synced.generations[row] = info.generation
         if len(entries) > len(every):
             present = {info.name for info in every.nodes}
             for name in [n for n in entries if n not in present]:

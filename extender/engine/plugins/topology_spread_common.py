@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, NodeBatch, NodeColumns
+from extender.cluster.columns import Int64Array, NodeBatch, NodeColumns, RowGenerations
 from extender.cluster.nodeinfo import LabelPairs, NodeInfo
 from extender.cluster.pod_groups import PodGroups
 from extender.cluster.records import PodRecord
@@ -279,22 +279,19 @@ class MatchCounts:
                 out[i] = entry[1]
             return out
         columns = batch.columns
-        if memo.owner != columns.owner or len(memo.generations) < columns.capacity:
-            grown = np.zeros(columns.capacity, np.int64)
+        kept = memo.rows.follow(columns)
+        if len(memo.counts) != columns.capacity or kept < len(memo.counts):
             counts = np.zeros(columns.capacity, np.int64)
-            if memo.owner == columns.owner:  # the columns grew: keep what is known
-                grown[:len(memo.generations)] = memo.generations
-                counts[:len(memo.counts)] = memo.counts
-            memo.owner, memo.generations, memo.counts = columns.owner, grown, counts
+            counts[:kept] = memo.counts[:kept]  # the columns grew: keep what is known
+            memo.counts = counts
         rows = batch.rows
-        generations = batch.column("generation")
-        stale = np.flatnonzero(memo.generations[rows] != generations)
+        stale = memo.rows.stale(batch)
         if len(stale) > _BULK_ROWS and not (selector.empty or selector.nothing):
             stale_rows = rows[stale]
             groups.sync(NodeBatch.of_rows(columns, stale_rows))
             per_row = groups.pods_per_row(groups.matching(namespace, selector.matches), terminating=False)
             memo.counts[stale_rows] = per_row[stale_rows]
-            memo.generations[stale_rows] = generations[stale]
+            memo.rows.generations[stale_rows] = batch.column("generation")[stale]
         else:
             seen = {}
             for i in stale.tolist():
@@ -302,7 +299,7 @@ class MatchCounts:
                 info = columns.infos[row]  # the row's node, without gathering the whole batch's
                 assert info is not None
                 memo.counts[row] = count_matching(info, selector, namespace, seen)
-                memo.generations[row] = info.generation
+                memo.rows.generations[row] = info.generation
         result: Int64Array = memo.counts[rows]
         return result
 
@@ -320,13 +317,13 @@ _MAX_NAMED_COUNTS = 20_000
 
 
 class _SelectorMemo:
-    """One selector's counts: by row of one NodeColumns (``owner``), and by node name for other nodes."""
+    """One selector's counts: by row of the snapshot's columns (each taken at the generation ``rows`` holds),
+    and by node name for other nodes."""
 
-    __slots__ = ("by_name", "counts", "generations", "owner")
+    __slots__ = ("by_name", "counts", "rows")
 
     def __init__(self) -> None:
-        self.owner = 0
-        self.generations: Int64Array = np.zeros(0, np.int64)  # generations start at 1: 0 is never current
+        self.rows = RowGenerations()
         self.counts: Int64Array = np.zeros(0, np.int64)
         self.by_name: dict[str, tuple[int, int]] = {}
 

@@ -717,16 +717,22 @@ class VolumeBinding(FilterPlugin, ScorePlugin):
             self.pre_filter(state, pod, nodes)
         return None
 
-    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+    def _binds_nothing(self, state: CycleState) -> bool:
+        """No scorer, or no claim left to bind for this pod: upstream's podVolumesByNode has every node with
+        nothing in it, and every node scores 0."""
         pre: _State | None = state.data.get(_STATE_KEY)
-        if self.scorer is None or pre is None or not pre.delay:
-            return np.zeros(len(batch), np.int64)  # every node scores 0 (see score), without a call per node
+        return self.scorer is None or pre is None or not pre.delay
+
+    def score_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Int64Array:
+        if self._binds_nothing(state):
+            return np.zeros(len(batch), np.int64)  # without a call per node
         return super().score_batch(state, pod, batch)
 
     def score(self, state: CycleState, pod: PodRecord, node: NodeInfo) -> int:
-        pre: _State | None = state.data.get(_STATE_KEY)
-        if self.scorer is None or pre is None or not pre.delay:
-            return 0  # no claims to bind here: upstream's podVolumesByNode has the node with nothing in it
+        if self._binds_nothing(state):
+            return 0
+        pre: _State = state.data[_STATE_KEY]
+        assert self.scorer is not None  # _binds_nothing otherwise
         by_node: dict[str, _NodeVolumes] = state.data.setdefault(_VOLUMES_KEY, {})
         volumes = by_node.get(node.name)
         if volumes is None:  # prioritize: Filter did not run on this node in this cycle

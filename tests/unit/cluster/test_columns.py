@@ -11,7 +11,7 @@ import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.columns import NUMERIC, LabelCounts, NodeBatch, NodeColumns, NodeNames, trunc_div
+from extender.cluster.columns import NUMERIC, LabelCounts, NodeBatch, NodeColumns, NodeNames, RowGenerations, trunc_div
 from extender.cluster.nodeinfo import NodeInfo
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
@@ -197,3 +197,28 @@ def test_distinct_is_numpys_unique_for_any_integer_array() -> None:
         dtype = rng.choice([np.int32, np.int64]) if abs(low) + span < 2**31 else np.int64
         codes = np.array([low + rng.randrange(span) for _ in range(size)], dtype)
         assert distinct(codes).tolist() == np.unique(codes).tolist(), (codes, low, span)
+
+
+def test_row_generations_find_changed_rows_keep_them_as_columns_grow_and_start_afresh_on_other_columns() -> None:
+    cache = ClusterCache()
+    for i in range(3):
+        cache.upsert_node(make_node(f"n{i}"))
+    snapshot = cache.snapshot()
+    seen = RowGenerations()
+    assert seen.follow(snapshot.columns) == 0
+    every = snapshot.all_nodes()
+    assert seen.stale(every).tolist() == [0, 1, 2]  # nothing seen yet
+    seen.generations[every.rows] = every.column("generation")
+    assert seen.stale(every).tolist() == []
+    cache.upsert_pod(make_pod("p", node="n1", uid="u-p"))
+    for i in range(3, 200):  # past the columns' first capacity: they grow
+        cache.upsert_node(make_node(f"n{i}"))
+    snapshot = cache.snapshot()
+    every = snapshot.all_nodes()
+    kept = seen.follow(snapshot.columns)
+    assert 3 <= kept < snapshot.columns.capacity == len(seen.generations)
+    assert [every.nodes[i].name for i in seen.stale(every)] == ["n1", *(f"n{i}" for i in range(3, 200))]
+    copies = [info.clone() for info in every.nodes[:5]]
+    private = NodeBatch.of(copies, NodeColumns.of(copies))
+    assert seen.follow(private.columns) == 0  # other columns: nothing carried over
+    assert seen.stale(private).tolist() == [0, 1, 2, 3, 4]
