@@ -20,6 +20,7 @@ import httpx
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.kubeapi.client import ApiError, Gone, KubeClient, Resource
+from extender.kubeapi.lean import LeanHTTPError
 
 log = logging.getLogger("extender.reflector")
 
@@ -178,7 +179,8 @@ class Reflector:
                     continue  # the first relist after a compaction goes at once
                 # Even a fresh list was refused: something is wrong, so back off as for any error.
             except (httpx.HTTPError, ApiError, ValueError, OSError) as err:
-                self._restarted("disconnect" if isinstance(err, httpx.TransportError) else "error", err)
+                disconnected = isinstance(err, (httpx.TransportError, LeanHTTPError))
+                self._restarted("disconnect" if disconnected else "error", err)
             await asyncio.sleep(self.backoff.next())
 
     def _restarted(self, reason: str, err: Exception) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from extender.kubeapi.client import ApiError, KubeClient
-from extender.kubeapi.poster import PostError
+from extender.kubeapi.lean import LeanHTTPError
 
 
 class ApiBinder:
@@ -22,7 +22,7 @@ class ApiBinder:
             await self.client.create_binding(namespace, name, uid, node)
         except ApiError as err:
             raise RuntimeError(f"binding {namespace}/{name} to {node}: {err.message or err.reason}") from err
-        except (httpx.HTTPError, PostError) as err:
+        except (httpx.HTTPError, LeanHTTPError) as err:
             raise RuntimeError(f"binding {namespace}/{name} to {node}: apiserver unreachable: {err}") from err
 
     async def get_pod(self, namespace: str, name: str) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""A small async apiserver client on httpx: paginated lists, streaming watches, Bindings.
+"""A small async apiserver client: lists on httpx, watches and Bindings on a lean client of our own.
 
 Objects are returned as raw dicts decoded with orjson; nothing is converted into typed models.
 """
@@ -9,16 +9,16 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 import msgspec
 import orjson
 
 from extender.kubeapi.config import ClusterConfig
+from extender.kubeapi.lean import LeanClient, uses_proxy
 from extender.kubeapi.liststream import ListSplitter, Part, join
 from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list, list_metadata
-from extender.kubeapi.poster import Poster, uses_proxy
 
 USER_AGENT = "kube-scheduler-extender/0.1"
 
@@ -144,6 +144,22 @@ async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             yield last
 
 
+async def _events(resource: Resource, chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
+    """A watch's events from its body's bytes: one JSON event per line; an ERROR event raises (Gone for 410)."""
+    decode = resource.decode_event
+    async for line in _lines(chunks):
+        event = decode(line)
+        if event.get("type") == "ERROR":
+            status = event.get("object") or {}
+            code = int(status.get("code") or 500)
+            cls = Gone if code == 410 else ApiError
+            raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
+        obj = event.get("object")
+        if isinstance(obj, dict):
+            obj["kind"] = resource.kind
+        yield event
+
+
 class KubeClient:
     """One connection pool to one apiserver."""
 
@@ -155,8 +171,9 @@ class KubeClient:
             timeout=httpx.Timeout(timeout, read=None), headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
         self._timeout = timeout
-        # Bindings go through the lean client unless a test transport or a proxy is in the way (see poster.py).
-        self._poster = None if transport is not None or uses_proxy(config.server) else Poster(
+        # Watches and Bindings, a pod's traffic, go through the lean client unless a test transport or a proxy
+        # is in the way (see lean.py).
+        self._lean = None if transport is not None or uses_proxy(config.server) else LeanClient(
             config, timeout=timeout, user_agent=USER_AGENT)
         # How much of a streamed list is decoded at once (extender.kubeapi.liststream): about 1000 pods.
         self.list_part_bytes = 4 << 20
@@ -164,8 +181,8 @@ class KubeClient:
     async def aclose(self) -> None:
         """Close the connection pool."""
         await self._http.aclose()
-        if self._poster is not None:
-            await self._poster.aclose()
+        if self._lean is not None:
+            await self._lean.aclose()
 
     async def get(self, path: str, params: Mapping[str, Any] | None = None,
                   decode: Decoder = orjson.loads) -> dict[str, Any]:
@@ -317,21 +334,20 @@ class KubeClient:
         """
         query = {**(params or {}), "watch": "true", "resourceVersion": resource_version,
                  "allowWatchBookmarks": "true", "timeoutSeconds": timeout_seconds}
+        if self._lean is not None:
+            # One deadline for the whole watch: the server ends it at timeoutSeconds.
+            async with self._lean.open_stream(f"{resource.path}?{urlencode(query)}",
+                                              seconds=timeout_seconds + 30) as stream:
+                if stream.status != 200:
+                    raise _status_error(stream.status, stream.reason, await stream.body())
+                async for event in _events(resource, stream.chunks()):
+                    yield event
+            return
         async with self._http.stream("GET", resource.path, params=query,
                                      timeout=httpx.Timeout(self._timeout, read=timeout_seconds + 30)) as response:
             if response.status_code != 200:
                 raise _error(response, await response.aread())
-            decode = resource.decode_event
-            async for line in _lines(response.aiter_bytes()):
-                event = decode(line)
-                if event.get("type") == "ERROR":
-                    status = event.get("object") or {}
-                    code = int(status.get("code") or 500)
-                    cls = Gone if code == 410 else ApiError
-                    raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
-                obj = event.get("object")
-                if isinstance(obj, dict):
-                    obj["kind"] = resource.kind
+            async for event in _events(resource, response.aiter_bytes()):
                 yield event
 
     async def create_binding(self, namespace: str, name: str, uid: str, node: str) -> None:
@@ -342,8 +358,8 @@ class KubeClient:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": meta, "target": {"kind": "Node", "name": node}}
         # Quoted: the names come from a request, and must not reshape the request line.
         path = f"/api/v1/namespaces/{quote(namespace, safe='')}/pods/{quote(name, safe='')}/binding"
-        if self._poster is not None:
-            status, reason, answer = await self._poster.post(path, orjson.dumps(body))
+        if self._lean is not None:
+            status, reason, answer = await self._lean.post(path, orjson.dumps(body))
             if status not in (200, 201):
                 raise _status_error(status, reason, answer)
             return
