@@ -1,0 +1,115 @@
+"""CPU that `extender serve` spends per Pod watch event, against a real kube-apiserver (issue 22).
+
+    python -m bench.watch_cpu                             # this checkout, three rounds
+    python -m bench.watch_cpu --before /tmp/before        # and another checkout, interleaved round by round
+
+Every pod kube-scheduler schedules reaches the service as watch events (its creation, then its binding), so
+what an event costs is part of the CPU per scheduled pod. What is measured: a real kube-apiserver and etcd
+(built by tests/e2e/controlplane.py) with 500 nodes; in each round each side is a fresh ``extender serve
+--kubeconfig`` started from its checkout; once ready, 1000 pending pods are created (ADDED events) and then
+deleted (their deletion's events), and the CPU time of the service's process (user + system, from /proc)
+from the first creation until its watch-event counter shows them all is divided by the number of pods.
+Sides take turns within each round, the order alternating from round to round; read the ratio, not the times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pod_events(url: str, event_type: str) -> float:
+    """How many Pod watch events of a type the service has applied (its extender_watch_events counter)."""
+    total = 0.0
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith("extender_watch_events_total{") and 'kind="Pod"' in line \
+                and f'type="{event_type}"' in line:
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def wait_for_events(url: str, event_type: str, count: int, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while pod_events(url, event_type) < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the service saw fewer than {count} {event_type} events in {timeout:g} s")
+        time.sleep(0.05)
+
+
+def create_pods(client: Any, body: dict[str, Any], prefix: str, count: int) -> None:
+    """``count`` pods from ``body`` named ``<prefix>-<i>``, eight at a time."""
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: client.post("/api/v1/namespaces/shop/pods", {
+            **body, "metadata": {"name": f"{prefix}-{i}", "namespace": "shop", "labels": {"app": "web"}}}),
+            range(count)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--nodes", type=int, default=500)
+    args = parser.parse_args()
+
+    from controlplane import ControlPlane, build_binaries
+
+    from bench.cluster import generate, incoming_pods
+    from bench.run import populate, service
+
+    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    work = Path(os.environ.get("BENCH_WORKDIR", "/tmp/extender-bench-watch"))
+    work.mkdir(parents=True, exist_ok=True)
+    cp = ControlPlane(build_binaries(work / "build.log"), work / f"cp-{os.getpid()}")
+    cp.start()
+    client = cp.client()
+    figures: dict[str, dict[str, list[float]]] = {label: {"created": [], "deleted": []} for label, _ in sides}
+    try:
+        populate(cp, [o for o in generate(args.nodes, pods_per_node=0)
+                      if o["kind"] in ("Node", "Namespace", "Service")])
+        body: dict[str, Any] = {k: v for k, v in incoming_pods()["plain"].items() if k != "status"}
+        for round_ in range(args.rounds):
+            for label, tree in sides if round_ % 2 == 0 else sides[::-1]:
+                with service(["--kubeconfig", str(cp.kubeconfig)], source=tree) as (url, proc, _seconds):
+                    time.sleep(1)  # past the warm-up's tail
+                    start = process_cpu_seconds(proc.pid)
+                    create_pods(client, body, f"w{round_}-{label.replace(' ', '-')}", args.pods)
+                    wait_for_events(url, "ADDED", args.pods)
+                    created = process_cpu_seconds(proc.pid)
+                    client.delete_pods("shop")
+                    wait_for_events(url, "DELETED", args.pods)
+                    deleted = process_cpu_seconds(proc.pid)
+                figures[label]["created"].append(1e6 * (created - start) / args.pods)
+                figures[label]["deleted"].append(1e6 * (deleted - created) / args.pods)
+                print(f"round {round_ + 1}, {label}: {figures[label]['created'][-1]:.0f} us per pod created, "
+                      f"{figures[label]['deleted'][-1]:.0f} us per pod deleted; load {os.getloadavg()[0]:.1f}",
+                      flush=True)
+                while client.get("/api/v1/namespaces/shop/pods", limit="1")["items"]:
+                    time.sleep(0.2)
+    finally:
+        client.close()
+        cp.stop()
+    for label, _ in sides:
+        print(f"{label}: median {statistics.median(figures[label]['created']):.0f} us per pod created, "
+              f"{statistics.median(figures[label]['deleted']):.0f} us per pod deleted")
+
+
+if __name__ == "__main__":
+    main()
