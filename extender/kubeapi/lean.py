@@ -199,16 +199,11 @@ class LeanClient:
             head = await connection.reader.readuntil(b"\r\n\r\n")
             answered = True
             status, reason, headers = _parse_head(head)
-            if headers.get("transfer-encoding", "").lower() == "chunked":
-                body = await _read_chunked(connection.reader)
-            elif "content-length" in headers:
-                length = int(headers["content-length"])
-                if not 0 <= length <= MAX_BODY_BYTES:
-                    raise LeanHTTPError(f"answer of {length} bytes refused")
-                body = await connection.reader.readexactly(length)
-            else:  # no framing: the body ends with the connection
-                body = await connection.reader.read(MAX_BODY_BYTES)
-                headers["connection"] = "close"
+            if "content-length" in headers and not 0 <= int(headers["content-length"]) <= MAX_BODY_BYTES:
+                raise LeanHTTPError(f"answer of {headers['content-length']} bytes refused")
+            body = await _collect(_body(connection.reader, headers), MAX_BODY_BYTES)
+            if "content-length" not in headers and not _chunked(headers):
+                headers["connection"] = "close"  # no framing: the body ended with the connection
             keep = headers.get("connection", "").lower() != "close" and not head.startswith(b"HTTP/1.0")
             return status, reason, body
         except asyncio.IncompleteReadError as err:
@@ -252,21 +247,47 @@ def _parse_head(head: bytes) -> tuple[int, str, dict[str, str]]:
     return int(parts[1]), parts[2] if len(parts) > 2 else "", headers
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    chunks: list[bytes] = []
+def _chunked(headers: dict[str, str]) -> bool:
+    return headers.get("transfer-encoding", "").lower() == "chunked"
+
+
+async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> AsyncIterator[bytes]:
+    """An answer's body as it arrives, framed as its head says: chunked, by Content-Length, or to the end of
+    the connection. IncompleteReadError if the connection ends first, ValueError if the framing is malformed.
+    Nothing is read past the body's end but in chunked coding's last read (requests are never pipelined)."""
+    if _chunked(headers):
+        decoder = ChunkedDecoder()
+        while not decoder.done:
+            data = await reader.read(READ_BYTES)
+            if not data:
+                raise asyncio.IncompleteReadError(b"", None)
+            for piece in decoder.feed(data):
+                yield piece
+    elif "content-length" in headers:
+        left = int(headers["content-length"])
+        if left < 0:
+            raise ValueError(f"Content-Length {left}")
+        while left:
+            data = await reader.read(min(left, READ_BYTES))
+            if not data:
+                raise asyncio.IncompleteReadError(b"", left)
+            left -= len(data)
+            yield data
+    else:
+        while data := await reader.read(READ_BYTES):
+            yield data
+
+
+async def _collect(pieces: AsyncIterator[bytes], limit: int) -> bytes:
+    """A body read whole, refused past ``limit`` bytes."""
+    held: list[bytes] = []
     size = 0
-    while True:
-        line = await reader.readuntil(b"\r\n")
-        length = int(line.split(b";", 1)[0].strip(), 16)
-        if length == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":
-                pass  # trailers
-            return b"".join(chunks)
-        size += length
-        if size > MAX_BODY_BYTES:
-            raise LeanHTTPError(f"answer over {MAX_BODY_BYTES} bytes refused")
-        chunks.append(await reader.readexactly(length))
-        await reader.readexactly(2)
+    async for piece in pieces:
+        size += len(piece)
+        if size > limit:
+            raise LeanHTTPError(f"answer over {limit} bytes refused")
+        held.append(piece)
+    return held[0] if len(held) == 1 else b"".join(held)
 
 
 class Stream:
@@ -291,46 +312,19 @@ class Stream:
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; LeanHTTPError if it ends early, is malformed or runs out of time."""
-        reader = self._connection.reader
         try:
-            if self.headers.get("transfer-encoding", "").lower() == "chunked":
-                decoder = ChunkedDecoder()
-                while not decoder.done:
-                    data = await reader.read(READ_BYTES)
-                    if not data:
-                        raise self._ended()
-                    for piece in decoder.feed(data):
-                        yield piece
-            elif "content-length" in self.headers:
-                left = int(self.headers["content-length"])
-                if left < 0:
-                    raise ValueError(f"Content-Length {left}")
-                while left:
-                    data = await reader.read(min(left, READ_BYTES))
-                    if not data:
-                        raise self._ended()
-                    left -= len(data)
-                    yield data
-            else:
-                while data := await reader.read(READ_BYTES):
-                    yield data
-                if self._expired:
-                    raise self._ended()
+            async for piece in _body(self._connection.reader, self.headers):
+                yield piece
         except ValueError as err:
             raise LeanHTTPError(f"malformed answer: {err}") from err
-        except (ConnectionError, ssl.SSLError) as err:
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError) as err:
             raise self._ended() from err
+        if self._expired:  # a body without framing ends with the connection, which the deadline cut
+            raise self._ended()
 
     async def body(self, limit: int = MAX_BODY_BYTES) -> bytes:
         """The whole body (an error's Status), refused past ``limit`` bytes."""
-        pieces: list[bytes] = []
-        size = 0
-        async for piece in self.chunks():
-            size += len(piece)
-            if size > limit:
-                raise LeanHTTPError(f"answer over {limit} bytes refused")
-            pieces.append(piece)
-        return b"".join(pieces)
+        return await _collect(self.chunks(), limit)
 
     def _ended(self) -> LeanHTTPError:
         if self._expired:

@@ -374,3 +374,26 @@ def test_a_stream_is_cut_at_its_deadline_and_a_401_retries_with_a_fresh_token() 
         assert [b"Bearer old" in head for head, _ in server.requests] == [True, False]
 
     asyncio.run(main())
+
+
+def test_an_answer_without_framing_is_read_to_the_end_of_its_connection() -> None:
+    async def main() -> None:
+        body = orjson.dumps({"kind": "Status", "message": "x" * 100_000})
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n\x7b")  # the head and the body's first byte
+            writer.write(b"HTTP/1.1 500 Internal Server Error\r\n\r\n" + body[:10])
+            await writer.drain()
+            await asyncio.sleep(0.05)  # the rest comes in a later read
+            writer.write(body[10:])
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        client = lean(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+        status, _reason, answer = await client.post("/x", b"{}")
+        assert status == 500 and answer == body
+        assert client._idle == []  # never reused: its end was the body's
+        await client.aclose()
+        server.close()
+
+    asyncio.run(main())
