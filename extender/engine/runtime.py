@@ -448,8 +448,8 @@ class Framework:
                 if timer is not None:
                     timer(plugin.name, "Score", time.perf_counter() - started)
             top = plugin.max_score
-            invalid = np.flatnonzero((scores < MIN_NODE_SCORE) | (scores > top))
-            if len(invalid):
+            if len(scores) and (scores.min() < MIN_NODE_SCORE or scores.max() > top):
+                invalid = np.flatnonzero((scores < MIN_NODE_SCORE) | (scores > top))
                 raise PluginScoreError(
                     f'running Normalize on Score plugins: plugin "{plugin.name}" returns an invalid score '
                     f"{int(scores[invalid[0]])}, it should in the range of [{MIN_NODE_SCORE}, {top}] after "

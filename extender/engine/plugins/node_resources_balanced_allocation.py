@@ -24,6 +24,15 @@ def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
     resources each node has (rows: resources, columns: nodes), in float64 and in upstream's order of
     operations, so the result is bit for bit the scalar one."""
     present = allocatable != 0
+    if present.all():
+        # Every node has every resource (the usual case): no masking, and with two resources (cpu and memory
+        # by default) upstream's two-fraction form for every node at once.
+        fractions = np.minimum(requested / allocatable.astype(np.float64), 1.0)
+        if len(fractions) == 2:
+            std = np.abs((fractions[0] - fractions[1]) / 2)
+        else:
+            std = _std_of_more(fractions, present, np.full(allocatable.shape[1], len(fractions)))
+        return _score(std)
     count = present.sum(axis=0)
     fractions = np.where(present, np.minimum(requested / np.where(present, allocatable, 1).astype(np.float64), 1.0),
                          0.0)
@@ -36,14 +45,24 @@ def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
         std = np.where(two, np.abs((first - last) / 2), std)
     more = count > 2
     if more.any():
-        total = np.zeros(allocatable.shape[1], np.float64)
-        for row in fractions:  # left to right, as a sequential sum; absent rows add an exact 0.0
-            total = total + row
-        mean = total / np.maximum(count, 1)
-        squares = np.zeros(allocatable.shape[1], np.float64)
-        for row, has in zip(fractions, present, strict=True):
-            squares = squares + np.where(has, (row - mean) * (row - mean), 0.0)
-        std = np.where(more, np.sqrt(squares / np.maximum(count, 1)), std)
+        std = np.where(more, _std_of_more(fractions, present, count), std)
+    return _score(std)
+
+
+def _std_of_more(fractions: Any, present: Any, count: Any) -> Any:
+    """The standard deviation of each node's present fractions (rows: resources), summed left to right as a
+    sequential sum; absent rows add an exact 0.0."""
+    total = np.zeros(fractions.shape[1], np.float64)
+    for row in fractions:
+        total = total + row
+    mean = total / np.maximum(count, 1)
+    squares = np.zeros(fractions.shape[1], np.float64)
+    for row, has in zip(fractions, present, strict=True):
+        squares = squares + np.where(has, (row - mean) * (row - mean), 0.0)
+    return np.sqrt(squares / np.maximum(count, 1))
+
+
+def _score(std: Any) -> Int64Array:
     scores: Int64Array = ((1 - std) * MAX_NODE_SCORE).astype(np.int64)  # non-negative: truncation is int()
     return scores
 

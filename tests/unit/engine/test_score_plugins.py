@@ -3,11 +3,15 @@ nodeaffinity), raw and normalised."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
 import pytest
 from builders import make_node, make_pod
 from plugin_harness import scores
+
+from extender.engine.plugins.node_resources_balanced_allocation import balance
 
 
 def node(name: str, milli_cpu: int, memory: int, gpu: int | None = None) -> dict[str, Any]:
@@ -147,3 +151,34 @@ def test_node_affinity_score_upstream_table() -> None:
         "foo": "bar", "key": "value", "az": "az1"}), make_node("machine2", labels={"key": "value"})]
     assert scores("NodeAffinity", incoming, nodes) == {"machine1": 18, "machine5": 100, "machine2": 36}
     assert scores("NodeAffinity", make_pod(), nodes) is None  # no preferences: PreScore skips
+
+
+def _scalar_balance(requested: list[int], allocatable: list[int]) -> int:
+    """balanced_allocation.go's balancedResourceScorer for one node, one resource at a time."""
+    fractions = [min(r / a, 1.0) for r, a in zip(requested, allocatable, strict=True) if a != 0]
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        total = 0.0
+        for fraction in fractions:
+            total += fraction
+        mean = total / len(fractions)
+        squares = 0.0
+        for fraction in fractions:
+            squares += (fraction - mean) * (fraction - mean)
+        std = math.sqrt(squares / len(fractions))
+    return int((1 - std) * 100)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 4])
+@pytest.mark.parametrize("some_absent", [False, True])
+def test_balance_over_nodes_is_the_scalar_score_bit_for_bit(rows: int, some_absent: bool) -> None:
+    rng = np.random.default_rng(rows * 2 + some_absent)
+    allocatable = rng.integers(1, 1 << 36, (rows, 300), dtype=np.int64)
+    if some_absent:
+        allocatable[rng.random((rows, 300)) < 0.3] = 0
+    requested = (allocatable * rng.random((rows, 300)) * 1.3).astype(np.int64)  # some over the allocatable
+    got = balance(requested, allocatable)
+    assert got.tolist() == [_scalar_balance(requested[:, i].tolist(), allocatable[:, i].tolist())
+                            for i in range(300)]
