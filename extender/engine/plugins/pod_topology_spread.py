@@ -142,6 +142,9 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         self.default_constraints, self.system_defaulted = _parse_args(self.args)
         self.default_selectors = DefaultSelectors()
         self.match_counts = MatchCounts()
+        # The default constraints parsed per action (and gates): they carry no selector (validation forbids
+        # one; each pod's is deduced), so they read nothing of the pod.
+        self._parsed_defaults: dict[tuple[str, bool, bool], list[SpreadConstraint]] = {}
 
     # ---- constraints ---------------------------------------------------------------------------
     def _constraints(self, state: CycleState, pod: PodRecord, action: str) -> list[SpreadConstraint]:
@@ -152,9 +155,12 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
                                      match_label_keys=self.enable_match_label_keys,
                                      node_inclusion_policy=self.enable_node_inclusion_policy)
         # buildDefaultConstraints (common.go:62): defaults of this action, only when a selector exists.
-        defaults = build_constraints(self.default_constraints, pod.labels, action, path=_DEFAULTS_PATH,
-                                     match_label_keys=self.enable_match_label_keys,
-                                     node_inclusion_policy=self.enable_node_inclusion_policy)
+        parsed = (action, self.enable_match_label_keys, self.enable_node_inclusion_policy)
+        defaults = self._parsed_defaults.get(parsed)
+        if defaults is None:
+            defaults = self._parsed_defaults[parsed] = build_constraints(
+                self.default_constraints, {}, action, path=_DEFAULTS_PATH, match_label_keys=parsed[1],
+                node_inclusion_policy=parsed[2])
         if not defaults:
             return []
         selector = self.default_selectors.selector_for(pod, state.snapshot)

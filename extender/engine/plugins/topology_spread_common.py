@@ -359,6 +359,7 @@ def _string_map(obj: Any) -> dict[str, str] | None:
 
 
 _SELECTOR_MEMO = "topology_spread.default_selector"
+_MAX_TEMPLATE_SELECTORS = 4096
 
 
 class DefaultSelectors:
@@ -368,11 +369,15 @@ class DefaultSelectors:
     replaces (never mutates) the mappings of a snapshot whenever objects change.
     """
 
-    __slots__ = ("_index", "_services")
+    __slots__ = ("_by_template", "_index", "_objects", "_services")
 
     def __init__(self) -> None:
         self._services: object = None
         self._index: dict[str, list[dict[str, str]]] = {}
+        # Selectors by what they are made of (namespace, labels, controller), for the snapshot objects they
+        # were made from: the replicas of one template share theirs.
+        self._objects: object = None
+        self._by_template: dict[tuple[str, frozenset[tuple[str, str]], tuple[Any, ...] | None], SpreadSelector] = {}
 
     def _service_selectors(self, snapshot: Snapshot, namespace: str) -> list[dict[str, str]]:
         services = snapshot.kind("Service")
@@ -399,7 +404,17 @@ class DefaultSelectors:
         held: tuple[object, SpreadSelector] | None = pod.memo.get(_SELECTOR_MEMO)
         if held is not None and held[0] is snapshot.objects:
             return held[1]
-        selector = self._selector_for(pod, snapshot)
+        if self._objects is not snapshot.objects:
+            self._objects, self._by_template = snapshot.objects, {}
+        owner = _controller_of(pod.raw)
+        key = (pod.namespace, frozenset(pod.labels.items()),
+               None if owner is None else tuple(str(owner.get(f) or "") for f in ("apiVersion", "kind", "name")))
+        selector = self._by_template.get(key)
+        if selector is None:
+            selector = self._selector_for(pod, snapshot)
+            if len(self._by_template) >= _MAX_TEMPLATE_SELECTORS:
+                self._by_template.clear()
+            self._by_template[key] = selector
         pod.memo[_SELECTOR_MEMO] = (snapshot.objects, selector)
         return selector
 

@@ -28,7 +28,7 @@ from extender.engine.plugins.pod_topology_spread import (
     ERR_REASON_NODE_LABEL_NOT_MATCH,
     PodTopologySpread,
 )
-from extender.engine.plugins.topology_spread_common import go_log, go_round
+from extender.engine.plugins.topology_spread_common import DefaultSelectors, SpreadSelector, go_log, go_round
 from extender.engine.profile import ProfileError
 
 NAME = "PodTopologySpread"
@@ -2688,6 +2688,29 @@ def test_match_counts_follow_cache_changes() -> None:
     assert counts() == [{"z1": 1, "z2": 2}]
     cache.delete(pod("e1", {"foo": ""}, node="a"))
     assert counts() == [{"z1": 0, "z2": 2}]
+
+
+def test_default_selectors_are_shared_by_a_templates_replicas_and_follow_object_changes() -> None:
+    # A pod's default selector is made of its namespace, labels and controller: replicas share it, and a
+    # change to the Services or controllers (a new snapshot mapping of objects) makes it afresh.
+    cache = ClusterCache()
+    cache.load([node("n1", {ZONE: "z1"}), service("web", {"app": "web"}),
+                replica_set("rs1", {"matchLabels": {"app": "web", "tier": "a"}})])
+    selectors = DefaultSelectors()
+    snap = cache.snapshot()
+
+    def selector(name: str, labels: dict[str, str], owner: tuple[str, str] | None = None) -> SpreadSelector:
+        return selectors.selector_for(PodRecord(pod(name, labels, owner=owner)), snap)
+
+    first = selector("r1", {"app": "web"})
+    assert first == SpreadSelector({"app": "web"}) and selector("r2", {"app": "web"}) is first
+    owned = selector("o1", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs1"))
+    assert owned != first and selector("o2", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs1")) is owned
+    assert selector("o3", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs-gone")) == SpreadSelector({"app": "web"})
+    assert selector("d1", {"app": "db"}).empty
+    cache.apply(service("db", {"app": "db"}))
+    snap = cache.snapshot()
+    assert selector("d2", {"app": "db"}) == SpreadSelector({"app": "db"})
 
 
 # ---- system defaulting -----------------------------------------------------------------------------------------
