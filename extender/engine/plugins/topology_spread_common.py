@@ -359,7 +359,9 @@ def _string_map(obj: Any) -> dict[str, str] | None:
 
 
 _SELECTOR_MEMO = "topology_spread.default_selector"
-_MAX_TEMPLATE_SELECTORS = 4096
+_TEMPLATE_SELECTORS = 4096
+_TEMPLATE_SELECTORS_BYTES = 4 * 1024 * 1024
+_TemplateKey = tuple[str, frozenset[tuple[str, str]], tuple[str, ...] | None]
 
 
 class DefaultSelectors:
@@ -375,9 +377,10 @@ class DefaultSelectors:
         self._services: object = None
         self._index: dict[str, list[dict[str, str]]] = {}
         # Selectors by what they are made of (namespace, labels, controller), for the snapshot objects they
-        # were made from: the replicas of one template share theirs.
+        # were made from: the replicas of one template share theirs. Keyed by request data: bounded in bytes.
         self._objects: object = None
-        self._by_template: dict[tuple[str, frozenset[tuple[str, str]], tuple[Any, ...] | None], SpreadSelector] = {}
+        self._by_template: BoundedMemo[_TemplateKey, SpreadSelector] = BoundedMemo(
+            "default spreading selectors", max_bytes=_TEMPLATE_SELECTORS_BYTES, max_entries=_TEMPLATE_SELECTORS)
 
     def _service_selectors(self, snapshot: Snapshot, namespace: str) -> list[dict[str, str]]:
         services = snapshot.kind("Service")
@@ -405,16 +408,18 @@ class DefaultSelectors:
         if held is not None and held[0] is snapshot.objects:
             return held[1]
         if self._objects is not snapshot.objects:
-            self._objects, self._by_template = snapshot.objects, {}
+            self._objects = snapshot.objects
+            self._by_template.clear()
         owner = _controller_of(pod.raw)
-        key = (pod.namespace, frozenset(pod.labels.items()),
-               None if owner is None else tuple(str(owner.get(f) or "") for f in ("apiVersion", "kind", "name")))
+        controller = None if owner is None else tuple(str(owner.get(f) or "") for f in ("apiVersion", "kind", "name"))
+        key = (pod.namespace, frozenset(pod.labels.items()), controller)
         selector = self._by_template.get(key)
         if selector is None:
             selector = self._selector_for(pod, snapshot)
-            if len(self._by_template) >= _MAX_TEMPLATE_SELECTORS:
-                self._by_template.clear()
-            self._by_template[key] = selector
+            # The key's strings, and the selector's copy of the labels it kept.
+            weight = 2 * sum(len(k) + len(v) for k, v in pod.labels.items()) + len(pod.namespace) \
+                + sum(map(len, controller or ()))
+            self._by_template.put(key, selector, weight)
         pod.memo[_SELECTOR_MEMO] = (snapshot.objects, selector)
         return selector
 
