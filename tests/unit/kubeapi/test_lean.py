@@ -148,17 +148,20 @@ def test_a_request_the_server_dropped_unanswered_on_a_new_connection_is_an_error
     asyncio.run(main())
 
 
+class Rotating(TokenSource):
+    """A token that is "old" until refreshed, then "new"."""
+
+    def __init__(self) -> None:
+        self.value = "old"
+
+    def token(self) -> str | None:
+        return self.value
+
+    def refresh(self) -> None:
+        self.value = "new"
+
+
 def test_a_401_refreshes_the_token_and_retries_once() -> None:
-    class Rotating(TokenSource):
-        def __init__(self) -> None:
-            self.value = "old"
-
-        def token(self) -> str | None:
-            return self.value
-
-        def refresh(self) -> None:
-            self.value = "new"
-
     async def main() -> None:
         async def answer(head: bytes, body: bytes, number: int) -> bytes:
             if b"Bearer new" in head:
@@ -344,16 +347,6 @@ def test_a_watch_cut_mid_stream_is_a_transport_error() -> None:
 
 
 def test_a_stream_is_cut_at_its_deadline_and_a_401_retries_with_a_fresh_token() -> None:
-    class Rotating(TokenSource):
-        def __init__(self) -> None:
-            self.value = "old"
-
-        def token(self) -> str | None:
-            return self.value
-
-        def refresh(self) -> None:
-            self.value = "new"
-
     async def main() -> None:
         async def answer(head: bytes, body: bytes, number: int) -> list[bytes | float] | bytes:
             if b"Bearer old" in head:
