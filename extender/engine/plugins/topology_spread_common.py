@@ -379,7 +379,7 @@ class DefaultSelectors:
         # Selectors by what they are made of (namespace, labels, controller), for the snapshot objects they
         # were made from: the replicas of one template share theirs. Keyed by request data: bounded in bytes.
         self._objects: object = None
-        self._by_template: BoundedMemo[_TemplateKey, SpreadSelector] = BoundedMemo(
+        self._by_template: BoundedMemo[_TemplateKey, tuple[object, SpreadSelector]] = BoundedMemo(
             "default spreading selectors", max_bytes=_TEMPLATE_SELECTORS_BYTES, max_entries=_TEMPLATE_SELECTORS)
 
     def _service_selectors(self, snapshot: Snapshot, namespace: str) -> list[dict[str, str]]:
@@ -413,13 +413,15 @@ class DefaultSelectors:
         owner = _controller_of(pod.raw)
         controller = None if owner is None else tuple(str(owner.get(f) or "") for f in ("apiVersion", "kind", "name"))
         key = (pod.namespace, frozenset(pod.labels.items()), controller)
-        selector = self._by_template.get(key)
-        if selector is None:
+        shared = self._by_template.get(key)
+        if shared is not None and shared[0] is snapshot.objects:  # (checked again: a caller on another thread)
+            selector = shared[1]
+        else:
             selector = self._selector_for(pod, snapshot)
             # The key's strings, and the selector's copy of the labels it kept.
             weight = 2 * sum(len(k) + len(v) for k, v in pod.labels.items()) + len(pod.namespace) \
                 + sum(map(len, controller or ()))
-            self._by_template.put(key, selector, weight)
+            self._by_template.put(key, (snapshot.objects, selector), weight)
         pod.memo[_SELECTOR_MEMO] = (snapshot.objects, selector)
         return selector
 
