@@ -201,8 +201,8 @@ class LeanClient:
             status, reason, headers = _parse_head(head)
             if "content-length" in headers and not 0 <= int(headers["content-length"]) <= MAX_BODY_BYTES:
                 raise LeanHTTPError(f"answer of {headers['content-length']} bytes refused")
-            body = await _collect(_body(connection.reader, headers), MAX_BODY_BYTES)
-            if "content-length" not in headers and not _chunked(headers):
+            body = await _collect(_body(connection.reader, status, headers), MAX_BODY_BYTES)
+            if "content-length" not in headers and not _chunked(headers) and not _bodiless(status):
                 headers["connection"] = "close"  # no framing: the body ended with the connection
             keep = headers.get("connection", "").lower() != "close" and not head.startswith(b"HTTP/1.0")
             return status, reason, body
@@ -247,14 +247,21 @@ def _parse_head(head: bytes) -> tuple[int, str, dict[str, str]]:
     return int(parts[1]), parts[2] if len(parts) > 2 else "", headers
 
 
+def _bodiless(status: int) -> bool:
+    return status < 200 or status in (204, 304)
+
+
 def _chunked(headers: dict[str, str]) -> bool:
     return headers.get("transfer-encoding", "").lower() == "chunked"
 
 
-async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> AsyncIterator[bytes]:
+async def _body(reader: asyncio.StreamReader, status: int, headers: dict[str, str]) -> AsyncIterator[bytes]:
     """An answer's body as it arrives, framed as its head says: chunked, by Content-Length, or to the end of
-    the connection. IncompleteReadError if the connection ends first, ValueError if the framing is malformed.
-    Nothing is read past the body's end but in chunked coding's last read (requests are never pipelined)."""
+    the connection (none at all for 1xx, 204 and 304). IncompleteReadError if the connection ends first,
+    ValueError if the framing is malformed. Nothing is read past the body's end but in chunked coding's last
+    read (requests are never pipelined)."""
+    if _bodiless(status):
+        return
     if _chunked(headers):
         decoder = ChunkedDecoder()
         while not decoder.done:
@@ -313,7 +320,7 @@ class Stream:
     async def chunks(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; LeanHTTPError if it ends early, is malformed or runs out of time."""
         try:
-            async for piece in _body(self._connection.reader, self.headers):
+            async for piece in _body(self._connection.reader, self.status, self.headers):
                 yield piece
         except ValueError as err:
             raise LeanHTTPError(f"malformed answer: {err}") from err

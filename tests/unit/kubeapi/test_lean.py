@@ -390,3 +390,15 @@ def test_an_answer_without_framing_is_read_to_the_end_of_its_connection() -> Non
         server.close()
 
     asyncio.run(main())
+
+
+def test_an_answer_that_has_no_body_is_not_waited_for() -> None:
+    async def main() -> None:
+        async with Server(always(b"HTTP/1.1 204 No Content\r\n\r\n")) as server:
+            client = lean(server.url, timeout=2)
+            for _ in range(2):  # and the connection stays usable
+                assert await client.post("/x", b"{}") == (204, "No Content", b"")
+            await client.aclose()
+        assert server.connections == 1
+
+    asyncio.run(main())
