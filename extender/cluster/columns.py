@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -474,6 +474,49 @@ class RowGenerations:
         """The positions in ``batch`` (over the columns followed) whose node changed since its row was seen."""
         changed: IntpArray = np.flatnonzero(self.generations[batch.rows] != batch.column("generation"))
         return changed
+
+
+T = TypeVar("T")
+
+
+class NodeContributions(Generic[T]):
+    """What each node put into an index kept beside a snapshot's columns, by node name and the NodeInfo
+    generation it was taken at.
+
+    ``sync`` finds the nodes of a batch that changed since their row was last seen (RowGenerations), takes each
+    one's old contribution out of the index and its new one in (``apply(name, contribution, -1 or 1)``, with
+    ``take(info)`` making the new one); with ``complete`` (the batch is every node of a snapshot) the nodes it
+    lacks are taken out. Kept by name, so that reading other columns redoes only the nodes that differ there.
+    """
+
+    __slots__ = ("_apply", "_synced", "_take", "held")
+
+    def __init__(self, take: Callable[[NodeInfo], T], apply: Callable[[str, T, int], None]) -> None:
+        self._take = take
+        self._apply = apply
+        self._synced = RowGenerations()
+        self.held: dict[str, tuple[int, T]] = {}  # node name -> (its generation then, its contribution)
+
+    def sync(self, batch: NodeBatch, *, complete: bool = False) -> None:
+        """Bring the batch's changed nodes in (and, ``complete``, the nodes it lacks out)."""
+        self._synced.follow(batch.columns)
+        rows, infos, held = batch.rows, batch.columns.infos, self.held
+        for i in self._synced.stale(batch).tolist():
+            row = int(rows[i])
+            info = infos[row]
+            assert info is not None
+            previous = held.get(info.name)
+            if previous is None or previous[0] != info.generation:
+                if previous is not None:
+                    self._apply(info.name, previous[1], -1)
+                contribution = self._take(info)
+                self._apply(info.name, contribution, 1)
+                held[info.name] = (info.generation, contribution)
+            self._synced.generations[row] = info.generation
+        if complete and len(held) > len(batch):
+            present = {info.name for info in batch.nodes}
+            for name in [name for name in held if name not in present]:
+                self._apply(name, held.pop(name)[1], -1)
 
 
 def trunc_div(numerator: Int64Array, denominator: Int64Array | int) -> Int64Array:

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns, RowGenerations
-from extender.cluster.nodeinfo import LabelGroups, LabelPairs
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns, NodeContributions
+from extender.cluster.nodeinfo import LabelGroups, LabelPairs, NodeInfo
 
 #: A group: its namespace and its sorted label pairs.
 GroupKey = tuple[str, LabelPairs]
@@ -38,16 +38,14 @@ class PodGroups:
     """Every synced node's label groups, by namespace and label set: which nodes hold such pods, and how many
     (all, and not terminating) each."""
 
-    __slots__ = ("_columns", "_groups", "_nodes", "_rows", "_synced")
+    __slots__ = ("_columns", "_groups", "_nodes", "_rows")
 
     def __init__(self) -> None:
-        # node name -> (the NodeInfo generation it was synced at, what it contributed then: a copy, since the
-        # cache's NodeInfos change in place)
-        self._nodes: dict[str, tuple[int, LabelGroups]] = {}
+        # Each node's groups as of its last sync (a copy: the cache's NodeInfos change in place).
+        self._nodes: NodeContributions[LabelGroups] = NodeContributions(_groups_of, self._apply)
         # namespace -> label pairs -> (those labels, node name -> all pods, node name -> pods not terminating);
         # the two dicts have the same keys in the same order, so that each reads into an array in one call
         self._groups: dict[str, dict[LabelPairs, _Group]] = {}
-        self._synced = RowGenerations()  # the generation each row of the columns last read was synced at
         self._columns: NodeColumns | None = None  # the columns of the last sync, which the arrays below index
         # group -> (its nodes' rows in ``_columns``, their pods not terminating, all their pods); dropped when
         # the group changes
@@ -56,32 +54,13 @@ class PodGroups:
     def sync(self, batch: NodeBatch, *, complete: bool = False) -> None:
         """Bring the batch's nodes into the index (those whose generation differs from the one their row was
         synced at). ``complete``: the batch is every node of a snapshot, and nodes it lacks are taken out."""
-        columns = batch.columns
-        if self._columns is not columns:
-            self._columns = columns
+        if self._columns is not batch.columns:
+            self._columns = batch.columns
             self._rows.clear()
-        self._synced.follow(columns)
-        rows = batch.rows
-        infos = columns.infos
-        for i in self._synced.stale(batch).tolist():
-            row = int(rows[i])
-            info = infos[row]
-            assert info is not None
-            held = self._nodes.get(info.name)
-            if held is None or held[0] != info.generation:
-                if held is not None:
-                    self._apply(info.name, held[1], add=False)
-                contribution = {namespace: dict(groups) for namespace, groups in info.label_groups.items()}
-                self._apply(info.name, contribution, add=True)
-                self._nodes[info.name] = (info.generation, contribution)
-            self._synced.generations[row] = info.generation
-        if complete and len(self._nodes) > len(batch):
-            present = {info.name for info in batch.nodes}
-            for name in [name for name in self._nodes if name not in present]:
-                self._apply(name, self._nodes.pop(name)[1], add=False)
+        self._nodes.sync(batch, complete=complete)
 
-    def _apply(self, name: str, contribution: LabelGroups, add: bool) -> None:
-        """Put a node's groups in (``add``) or take them out: a node has one entry per group it holds."""
+    def _apply(self, name: str, contribution: LabelGroups, sign: int) -> None:
+        """Put a node's groups in (``sign`` 1) or take them out (-1): a node has one entry per group it holds."""
         for namespace, groups in contribution.items():
             in_namespace = self._groups.setdefault(namespace, {})
             for pairs, (labels, live, every) in groups.items():
@@ -89,7 +68,7 @@ class PodGroups:
                 if group is None:
                     group = in_namespace[pairs] = (labels, {}, {})
                 _, all_pods, live_pods = group
-                if add:
+                if sign > 0:
                     all_pods[name] = every
                     live_pods[name] = live
                 else:
@@ -158,3 +137,7 @@ class PodGroups:
         return {(namespace, pairs): {name: (live_pods[name], every) for name, every in all_pods.items()}
                 for namespace, by_labels in self._groups.items()
                 for pairs, (_, all_pods, live_pods) in by_labels.items()}
+
+
+def _groups_of(info: NodeInfo) -> LabelGroups:
+    return {namespace: dict(groups) for namespace, groups in info.label_groups.items()}

@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from extender.cluster.columns import Int64Array, LabelCounts, NodeBatch, NodeColumns, RowGenerations
+from extender.cluster.columns import Int64Array, LabelCounts, NodeBatch, NodeColumns, NodeContributions
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.pod_groups import GroupKey, PodGroups
 from extender.cluster.records import PodRecord
@@ -134,14 +134,12 @@ class _NodeEntry:
     """One node's existing terms in the index, as of one NodeInfo generation (its pods are counted by label set
     in the profile's PodGroups)."""
 
-    __slots__ = ("anti_terms", "generation", "labels", "score_terms")
+    __slots__ = ("anti_terms", "score_terms")
 
     def __init__(self, info: NodeInfo) -> None:
         node = info.node
         assert node is not None
         labels = node.labels
-        self.generation = info.generation
-        self.labels: Mapping[str, str] = labels
         # Terms whose topology key the node lacks never count (upstream checks the node's label when counting).
         self.anti_terms: dict[tuple[AffinityTerm, str], int] = {}
         for pod in info.pods_with_required_anti_affinity:
@@ -167,44 +165,30 @@ class ClusterIndex:
     """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
     label set (``groups``, read for the incoming pod's terms; see the comment above)."""
 
-    __slots__ = ("_columns", "_synced", "anti_terms", "groups", "nodes", "score_terms")
+    __slots__ = ("_columns", "_nodes", "anti_terms", "groups", "score_terms")
 
     def __init__(self, groups: PodGroups | None = None) -> None:
         self.groups = groups if groups is not None else PodGroups()
-        self.nodes: dict[str, _NodeEntry] = {}
-        self._synced = RowGenerations()  # the generation of each row of the columns last synced
+        self._nodes: NodeContributions[_NodeEntry] = NodeContributions(_NodeEntry, self._apply)
         self._columns: NodeColumns | None = None  # the columns of the last sync
         # existing required anti-affinity term -> topology value -> count
         self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}
         # (kind, existing scoring term) -> topology value -> count
         self.score_terms: dict[tuple[int, AffinityTerm], dict[str, int]] = {}
 
+    @property
+    def nodes(self) -> Mapping[str, tuple[int, _NodeEntry]]:
+        """The nodes synced, by name: (their NodeInfo generation then, their terms)."""
+        return self._nodes.held
+
     def sync(self, every: NodeBatch) -> None:
         """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
         comparing the batch's generation column with the generations the index last saw in those rows."""
         self.groups.sync(every, complete=True)
-        columns, rows = every.columns, every.rows
-        self._columns = columns
-        self._synced.follow(columns)
-        entries = self.nodes
-        infos = columns.infos
-        for i in self._synced.stale(every).tolist():
-            row = int(rows[i])
-            info = infos[row]
-            assert info is not None
-            entry = entries.get(info.name)
-            if entry is None or entry.generation != info.generation:
-                if entry is not None:
-                    self._apply(entry, -1)
-                entry = entries[info.name] = _NodeEntry(info)
-                self._apply(entry, 1)
-            self._synced.generations[row] = info.generation
-        if len(entries) > len(every):
-            present = {info.name for info in every.nodes}
-            for name in [n for n in entries if n not in present]:
-                self._apply(entries.pop(name), -1)
+        self._columns = every.columns
+        self._nodes.sync(every, complete=True)
 
-    def _apply(self, entry: _NodeEntry, sign: int) -> None:
+    def _apply(self, _name: str, entry: _NodeEntry, sign: int) -> None:
         for (term, value), count in entry.anti_terms.items():
             by_value = self.anti_terms.setdefault(term, {})
             _bump(by_value, value, sign * count)

@@ -11,7 +11,16 @@ import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.columns import NUMERIC, LabelCounts, NodeBatch, NodeColumns, NodeNames, RowGenerations, trunc_div
+from extender.cluster.columns import (
+    NUMERIC,
+    LabelCounts,
+    NodeBatch,
+    NodeColumns,
+    NodeContributions,
+    NodeNames,
+    RowGenerations,
+    trunc_div,
+)
 from extender.cluster.nodeinfo import NodeInfo
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
@@ -222,3 +231,26 @@ def test_row_generations_find_changed_rows_keep_them_as_columns_grow_and_start_a
     private = NodeBatch.of(copies, NodeColumns.of(copies))
     assert seen.follow(private.columns) == 0  # other columns: nothing carried over
     assert seen.stale(private).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_node_contributions_redo_changed_nodes_only_and_take_missing_ones_out_of_a_complete_batch() -> None:
+    cache = ClusterCache()
+    for i in range(3):
+        cache.upsert_node(make_node(f"n{i}"))
+    applied: list[tuple[str, int, int]] = []  # (node, pods it held when taken, sign)
+    index = NodeContributions(lambda info: len(info.pods), lambda name, pods, sign: applied.append((name, pods, sign)))
+    index.sync(cache.snapshot().all_nodes(), complete=True)
+    assert sorted(applied) == [("n0", 0, 1), ("n1", 0, 1), ("n2", 0, 1)]
+    applied.clear()
+    index.sync(cache.snapshot().all_nodes(), complete=True)
+    assert applied == []  # nothing changed
+    cache.upsert_pod(make_pod("p", node="n1", uid="u-p"))
+    index.sync(cache.snapshot().all_nodes(), complete=True)
+    assert applied == [("n1", 0, -1), ("n1", 1, 1)]  # the old contribution out, the new one in
+    applied.clear()
+    cache.remove_node("n2")
+    snapshot = cache.snapshot()
+    index.sync(NodeBatch.of(snapshot.node_list[:1], snapshot.columns))  # a partial batch: nothing taken out
+    assert applied == [] and set(index.held) == {"n0", "n1", "n2"}
+    index.sync(snapshot.all_nodes(), complete=True)
+    assert applied == [("n2", 0, -1)] and set(index.held) == {"n0", "n1"}
