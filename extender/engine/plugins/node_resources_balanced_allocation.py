@@ -27,12 +27,10 @@ def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
     if present.all():
         # Every node has every resource (the usual case): no masking, and with two resources (cpu and memory
         # by default) upstream's two-fraction form for every node at once.
+        if len(allocatable) == 2:
+            return _balance_of_two(requested, allocatable)
         fractions = np.minimum(requested / allocatable.astype(np.float64), 1.0)
-        if len(fractions) == 2:
-            std = np.abs((fractions[0] - fractions[1]) / 2)
-        else:
-            std = _std_of_more(fractions, present, np.full(allocatable.shape[1], len(fractions)))
-        return _score(std)
+        return _score(_std_of_more(fractions, present, np.full(allocatable.shape[1], len(fractions))))
     count = present.sum(axis=0)
     fractions = np.where(present, np.minimum(requested / np.where(present, allocatable, 1).astype(np.float64), 1.0),
                          0.0)
@@ -47,6 +45,13 @@ def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
     if more.any():
         std = np.where(more, _std_of_more(fractions, present, count), std)
     return _score(std)
+
+
+def _balance_of_two(used: Any, allocatable: Int64Array) -> Any:
+    """balance where every node has both of two resources: upstream's two-fraction form, |f1 - f2| / 2.
+    ``used`` is (two resources, nodes), or several such stacked (..., 2, nodes): one result per stack."""
+    fractions = np.minimum(used / allocatable.astype(np.float64), 1.0)
+    return _score(np.abs((fractions[..., 0, :] - fractions[..., 1, :]) / 2))
 
 
 def _std_of_more(fractions: Any, present: Any, count: Any) -> Any:
@@ -69,8 +74,11 @@ def _score(std: Any) -> Int64Array:
 
 def balanced_resource_scorer(requested: Int64Array, allocated: Int64Array, allocatable: Int64Array) -> Int64Array:
     """50 plus half of how much placing the pod improves the balance (it can also worsen it)."""
-    with_pod = balance(requested, allocatable)
-    without_pod = balance(allocated, allocatable)
+    if len(allocatable) == 2 and (allocatable != 0).all():
+        # Two resources every node has (cpu and memory by default): both balances in one pass.
+        with_pod, without_pod = _balance_of_two(np.stack((requested, allocated)), allocatable)
+    else:
+        with_pod, without_pod = balance(requested, allocatable), balance(allocated, allocatable)
     half = MAX_NODE_SCORE // 2
     return half + trunc_div(half + with_pod - without_pod, 2)
 

@@ -51,14 +51,17 @@ def most_requested_score(requested: Int64Array, capacity: Int64Array) -> Int64Ar
 def weighted_mean_scorer(per_resource: Callable[[Int64Array, Int64Array], Int64Array],
                          weights: Sequence[int]) -> Scorer:
     """Weighted mean of a per-resource score over the resources each node has (integer division)."""
+    column = np.array(weights, np.int64)[:, None]
+    every = sum(weights)
 
     def scorer(requested: Int64Array, _allocated: Int64Array, allocatable: Int64Array) -> Int64Array:
-        total = np.zeros(allocatable.shape[1], np.int64)
-        weight_sum = np.zeros(allocatable.shape[1], np.int64)
-        for i, weight in enumerate(weights):
-            present = allocatable[i] != 0
-            total += np.where(present, per_resource(requested[i], allocatable[i]) * weight, 0)
-            weight_sum += np.where(present, weight, 0)
+        # Every resource at once (rows: resources, columns: nodes); integer sums, so exact in any order.
+        weighted = per_resource(requested, allocatable) * column
+        present = allocatable != 0
+        if present.all():
+            return weighted.sum(axis=0) // every if every > 0 else np.zeros(allocatable.shape[1], np.int64)
+        total = np.where(present, weighted, 0).sum(axis=0)
+        weight_sum = (present * column).sum(axis=0)
         result: Int64Array = np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
         return result
 

@@ -11,7 +11,7 @@ import pytest
 from builders import make_node, make_pod
 from plugin_harness import scores
 
-from extender.engine.plugins.node_resources_balanced_allocation import balance
+from extender.engine.plugins.node_resources_balanced_allocation import balance, balanced_resource_scorer
 
 
 def node(name: str, milli_cpu: int, memory: int, gpu: int | None = None) -> dict[str, Any]:
@@ -182,3 +182,23 @@ def test_balance_over_nodes_is_the_scalar_score_bit_for_bit(rows: int, some_abse
     got = balance(requested, allocatable)
     assert got.tolist() == [_scalar_balance(requested[:, i].tolist(), allocatable[:, i].tolist())
                             for i in range(300)]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+@pytest.mark.parametrize("some_absent", [False, True])
+def test_balanced_allocation_score_is_the_scalar_score_bit_for_bit(rows: int, some_absent: bool) -> None:
+    # 50 + (50 + balance with the pod - balance without it) / 2, truncated toward zero (balancedResourceScorer),
+    # whichever path computes the two balances (two resources every node has: both at once).
+    rng = np.random.default_rng(100 + rows * 2 + some_absent)
+    allocatable = rng.integers(1, 1 << 36, (rows, 300), dtype=np.int64)
+    if some_absent:
+        allocatable[rng.random((rows, 300)) < 0.3] = 0
+    allocated = (allocatable * rng.random((rows, 300)) * 1.1).astype(np.int64)
+    requested = allocated + (allocatable * rng.random((rows, 300)) * 0.4).astype(np.int64)
+    got = balanced_resource_scorer(requested, allocated, allocatable)
+    want = []
+    for i in range(300):
+        diff = 50 + _scalar_balance(requested[:, i].tolist(), allocatable[:, i].tolist()) \
+            - _scalar_balance(allocated[:, i].tolist(), allocatable[:, i].tolist())
+        want.append(50 + int(diff / 2))  # Go's integer division truncates toward zero
+    assert got.tolist() == want
