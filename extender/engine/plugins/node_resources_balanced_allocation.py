@@ -28,7 +28,8 @@ def balance(requested: Int64Array, allocatable: Int64Array) -> Int64Array:
         # Every node has every resource (the usual case): no masking, and with two resources (cpu and memory
         # by default) upstream's two-fraction form for every node at once.
         if len(allocatable) == 2:
-            return _balance_of_two(requested, allocatable)
+            both: Int64Array = _balance_of_two(requested, allocatable)
+            return both
         fractions = np.minimum(requested / allocatable.astype(np.float64), 1.0)
         return _score(_std_of_more(fractions, present, np.full(allocatable.shape[1], len(fractions))))
     count = present.sum(axis=0)
