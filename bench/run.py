@@ -136,15 +136,16 @@ class GoFramework:
 # ---------------------------------------------------------------------------------------------- 2. service
 @contextmanager
 def service(argv: list[str], env: dict[str, str] | None = None, ready_timeout: float = 900,
-            source: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
+            source: Path = ROOT, module: str = "extender") -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
     """A running `extender serve` process: (url, process, seconds until /readyz answered 200).
 
-    ``source`` is the checkout whose package runs (another one measures an earlier version beside this)."""
+    ``source`` is the checkout whose package runs (another one measures an earlier version beside this);
+    ``module`` the one run with ``python -m`` (bench.hollow: the service without the engine's work)."""
     from controlplane import free_port
 
     port = free_port()
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "extender", "serve", "--port", str(port), "--log-level",
+    proc = subprocess.Popen([sys.executable, "-m", module, "serve", "--port", str(port), "--log-level",
                              "warning", *argv], cwd=source, env={**os.environ, **(env or {})},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -490,7 +491,7 @@ def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[t
 
 
 def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on_extender: Any = None,
-                       before: Path | None = None) -> dict[str, float]:
+                       before: Path | None = None, hollow: bool = False) -> dict[str, float]:
     """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind).
 
     Each run starts from the same empty cluster: its pods are created first (pending, no scheduler running),
@@ -499,7 +500,8 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
     (informer sync) on both sides. The pods are force-deleted after each run. Runs alternate (alone, with,
     alone, with, ...) and each side reports its median and range, with the extender's CPU per pod and its
     mean time per verb. ``before``: a directory holding an earlier ``extender`` package, measured as a third
-    side of every round (before and after a change, in the same run).
+    side of every round (before and after a change, in the same run). ``hollow``: this checkout's service
+    with the engine's work left out (bench.hollow) as another side: the most any engine behind it could reach.
     """
     from controlplane import ControlPlane, ExtenderConfig, Scheduler, build_binaries, scheduler_configuration
 
@@ -564,8 +566,8 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         clear()
         return rate
 
-    def run_with(label: str, directory: Path) -> tuple[float, float, dict[str, float]]:
-        with service(["--kubeconfig", str(cp.kubeconfig)], source=directory) as (url, proc, _seconds):
+    def run_with(label: str, directory: Path, module: str) -> tuple[float, float, dict[str, float]]:
+        with service(["--kubeconfig", str(cp.kubeconfig)], source=directory, module=module) as (url, proc, _seconds):
             if on_extender is not None:
                 on_extender(proc)
             rate = run(label, url, proc.pid)
@@ -579,7 +581,8 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         # Alternated rounds: alone, with the extender (and with the earlier extender when one is given), so
         # that a machine shared with other work moves every side. The extender runs only during its own
         # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
-        sides = {"extender": ROOT, **({"before": before} if before is not None else {})}
+        sides = {"extender": (ROOT, "extender"), **({"before": (before, "extender")} if before is not None else {}),
+                 **({"hollow": (ROOT, "bench.hollow")} if hollow else {})}
         rates: dict[str, list[float]] = {"alone": [], "null": [], **{side: [] for side in sides}}
         cpu: dict[str, list[float]] = {"null": [], **{side: [] for side in sides}}
         served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
@@ -588,8 +591,8 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
             rate, cpu_ms = run_null(f"null{round_}")
             rates["null"].append(rate)
             cpu["null"].append(cpu_ms)
-            for side, directory in sides.items():
-                rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory)
+            for side, (directory, module) in sides.items():
+                rate, cpu_ms, seconds = run_with(f"{side}{round_}", directory, module)
                 rates[side].append(rate)
                 cpu[side].append(cpu_ms)
                 for verb, value in seconds.items():
@@ -727,6 +730,9 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                   f"{fmt(tp['extender_pods_per_s'])} | {fmt(tp.get('extender_min'))}–{fmt(tp.get('extender_max'))} |",
                   *([f"| with the earlier extender (--throughput-before) | {fmt(tp['before_pods_per_s'])} | "
                      f"{fmt(tp['before_min'])}–{fmt(tp['before_max'])} |"] if "before_pods_per_s" in tp else []),
+                  *([f"| ours with the engine hollowed out (--throughput-hollow, bench/hollow.py) | "
+                     f"{fmt(tp['hollow_pods_per_s'])} | {fmt(tp['hollow_min'])}–{fmt(tp['hollow_max'])} |"]
+                    if "hollow_pods_per_s" in tp else []),
                   *([f"| with an extender that does nothing (Go, tests/k8s/go/cmd/nullextender) | "
                      f"{fmt(tp['null_pods_per_s'])} | {fmt(tp['null_min'])}–{fmt(tp['null_max'])} |"]
                     if "null_pods_per_s" in tp else []),
@@ -741,7 +747,12 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                       "the extender protocol itself costs here (kube-scheduler's HTTP calls and JSON, and the "
                       "Binding), the ceiling of any extender on this machine. Ours reached "
                       f"{fmt(100 * ratio / tp['null_ratio_median'], 0)}% of that ceiling.", ""]
-        for key, who in (("extender", "The extender"), ("before", "The earlier extender")):
+        if "null_ratio_median" in tp and "hollow_ratio_median" in tp:
+            lines += [f"Ours with the engine hollowed out reached {fmt(100 * tp['hollow_ratio_median'], 0)}% of alone, "
+                      f"{fmt(100 * tp['hollow_ratio_median'] / tp['null_ratio_median'], 0)}% of the do-nothing "
+                      "extender: the most any engine behind this service reaches here.", ""]
+        for key, who in (("extender", "The extender"), ("before", "The earlier extender"),
+                         ("hollow", "The hollow service")):
             if f"{key}_cpu_ms_per_pod" in tp:
                 lines += [f"{who} used {fmt(tp[f'{key}_cpu_ms_per_pod'], 2)} ms of CPU per pod; mean time in the "
                           "service per verb: " + ", ".join(
@@ -800,6 +811,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--throughput-before", type=Path,
                         help="a directory holding an earlier checkout's extender package (e.g. from git archive), "
                              "measured as a third side of every throughput round")
+    parser.add_argument("--throughput-hollow", action="store_true",
+                        help="measure our service with the engine's work left out (bench/hollow.py) as another side "
+                             "of every throughput round: the ceiling of any engine behind this service")
     parser.add_argument("--report-only", type=Path,
                         help="rewrite the report from this RESULTS.json instead of measuring")
     args = parser.parse_args(argv)
@@ -845,7 +859,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 log(f"throughput at {nodes} nodes")
                 results["throughput"].append(throughput_figures(nodes, args.throughput_pods, workdir,
                                                                 args.throughput_rounds,
-                                                                before=args.throughput_before))
+                                                                before=args.throughput_before,
+                                                                hollow=args.throughput_hollow))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["loadavg_end"] = os.getloadavg()[1]
