@@ -9,6 +9,7 @@ them into compact records itself, so validating them field by field here would o
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -100,6 +101,12 @@ class ExtenderBindingResult(_Wire):
     Error: str = ""
 
 
+@functools.cache
+def _canonical_names(model: type[BaseModel]) -> dict[str, str]:
+    """A wire model's field names by their case-folded form (read on every request: made once per model)."""
+    return {name.casefold(): name for name in model.model_fields}
+
+
 def fold_keys(body: Any, model: type[BaseModel]) -> dict[str, Any]:
     """Map top-level keys onto the model's Go field names, case-insensitively; the last key in the text wins,
     as in Go's decoder.
@@ -110,7 +117,7 @@ def fold_keys(body: Any, model: type[BaseModel]) -> dict[str, Any]:
     """
     if not isinstance(body, Mapping):
         raise WireError(f"expected a JSON object for {model.__name__}, got {type(body).__name__}")
-    canonical = {name.casefold(): name for name in model.model_fields}
+    canonical = _canonical_names(model)
     folded: dict[str, Any] = {}
     in_order = isinstance(body, KeyOrder)
     source: dict[str, str] = {}
