@@ -81,6 +81,12 @@ _RECENT_NAME_LISTS: BoundedMemo[bytes, NodeNames] = BoundedMemo(
 _NAMES_WEIGHT = 4
 
 
+def remember_names(names: NodeNames) -> None:
+    """Keep a list of names the service answered with (a filter's passed nodes): kube-scheduler sends it back
+    to prioritize as the same text, which then finds it decoded."""
+    _RECENT_NAME_LISTS.put(names.text, names, _NAMES_WEIGHT * len(names.text))
+
+
 def _names(raw: msgspec.Raw) -> list[str] | None:
     text = bytes(raw)
     held = _RECENT_NAME_LISTS.get(text)

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from extender.api.candidates import CandidateArgs, decode_candidate_args
+from extender.api.candidates import CandidateArgs, decode_candidate_args, remember_names
 from extender.api.http import (
     DEFAULT_READ_TIMEOUT_SECONDS,
     HTTPProblem,
@@ -257,9 +257,15 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         if answer.error:
             return {"Nodes": None, "NodeNames": None, "FailedNodes": None, "FailedAndUnresolvableNodes": None,
                     "Error": answer.error}
+        passed: Any = None
+        if isinstance(answer.passed, NodeNames):  # names in, names out: as the prioritize call will send them
+            remember_names(answer.passed)
+            passed = orjson.Fragment(answer.passed.text)
+        elif names is not None:
+            passed = answer.passed
         return {
             "Nodes": {"metadata": {}, "items": answer.passed_nodes} if answer.passed_nodes is not None else None,
-            "NodeNames": answer.passed if names is not None else None,
+            "NodeNames": passed,
             "FailedNodes": answer.failed,
             "FailedAndUnresolvableNodes": answer.failed_unresolvable,
             "Error": "",

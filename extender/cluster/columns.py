@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from extender.cluster.nodeinfo import NodeInfo
 from extender.kube.taints import Taint
@@ -71,10 +72,17 @@ class NodeNames(list[str]):
 
     __slots__ = ("_unique", "text")
 
-    def __init__(self, names: Sequence[str], text: bytes) -> None:
+    def __init__(self, names: Sequence[str], text: bytes, *, unique: bool | None = None) -> None:
         super().__init__(names)
         self.text = text
-        self._unique: bool | None = None
+        self._unique: bool | None = unique
+
+    @classmethod
+    def encoded(cls, names: list[str], *, unique: bool | None = None) -> NodeNames:
+        """Names with their own JSON text (as an answer sends them, and as kube-scheduler sends them back: Go's
+        encoder writes a list of node names byte for byte as orjson does). ``unique``: known to hold no name
+        twice (a part of a list that was checked)."""
+        return cls(names, orjson.dumps(names), unique=unique)
 
     def unique(self) -> bool:
         """Whether no name is listed twice (decided once per list)."""
@@ -284,6 +292,13 @@ class NodeColumns:
             rows.flags.writeable = False
             self._named.put(text, rows, len(text) + rows.nbytes)
         return rows
+
+    def remember_rows(self, names: NodeNames, rows: IntpArray) -> None:
+        """Remember the rows of a list of names found otherwise (the rows of a filter's passed nodes), for the
+        request that sends the same text (the prioritize call that follows); ``rows`` must be these columns'."""
+        held = rows.copy()
+        held.flags.writeable = False
+        self._named.put(names.text, held, len(names.text) + held.nbytes)
 
     def rows_of(self, nodes: Sequence[NodeInfo]) -> IntpArray | None:
         """Row indexes of NodeInfos, or None unless every one of them is a row of these columns."""

@@ -17,7 +17,7 @@ import numpy as np
 import orjson
 
 from extender.cluster.cache import CacheError, ClusterCache, source_key
-from extender.cluster.columns import Int64Array, IntpArray, NodeBatch
+from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeNames
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
@@ -304,12 +304,16 @@ class Scheduler:
                 if code and count:
                     for reason in statuses[code - 1].reasons:
                         answer.reasons[reason] = answer.reasons.get(reason, 0) + count
-        passed = np.flatnonzero(codes == 0).tolist()
+        passed = np.flatnonzero(codes == 0)
         if names is not None:
-            answer.passed = [known_names[i] for i in passed]
+            # kube-scheduler sends these names back to prioritize as the text we answer them with: that text
+            # finds their rows (and, in the HTTP layer, the decoded list) without looking each name up again.
+            checked = isinstance(names, NodeNames) and names.unique()  # no name twice in the request
+            answer.passed = NodeNames.encoded([known_names[i] for i in passed.tolist()], unique=checked or None)
+            snapshot.columns.remember_rows(answer.passed, candidates.rows[passed])
         else:
             sent = nodes or []
-            answer.passed_nodes = [sent[i].echo() for i in passed]
+            answer.passed_nodes = [sent[i].echo() for i in passed.tolist()]
         return answer
 
     def prioritize(self, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,

@@ -12,9 +12,10 @@ from builders import make_node, make_pod
 from fastapi.testclient import TestClient
 
 from extender.api.app import create_app
-from extender.api.candidates import decode_candidate_args
+from extender.api.candidates import _RECENT_NAME_LISTS, decode_candidate_args
 from extender.api.wire import WireError
 from extender.cluster.cache import ClusterCache
+from extender.cluster.columns import NodeNames
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
@@ -133,3 +134,30 @@ def test_prioritize_answers_every_name_as_sent_in_order_whatever_its_characters(
     assert [entry["Host"] for entry in answer] == names
     assert all(list(entry) == ["Host", "Score"] and 0 <= entry["Score"] <= 10 for entry in answer)
     assert [entry["Score"] for entry in answer[1:-1]] == [0] * len(odd)  # unknown nodes score 0
+
+
+def test_prioritize_after_filter_reads_the_passed_names_as_answered(client: TestClient) -> None:
+    # kube-scheduler sends filter's NodeNames back to prioritize as the text it got (Go's json.Marshal of the
+    # list, as ours): that text is found decoded, with its rows, and scores exactly as a list decoded afresh.
+    cache = cluster()
+    cache.upsert_node(make_node("spare", cpu="4", memory="8Gi", resource_version="3"))
+    scheduler = Scheduler(cache, [Framework(build_profile(None))])
+    fresh = TestClient(create_app(scheduler))
+    filtered = fresh.post("/filter", json={"Pod": pod(), "NodeNames": ["small", "big", "spare", "gone"]})
+    passed_text = orjson.dumps(filtered.json()["NodeNames"])
+    assert passed_text == b'["big","spare"]' and passed_text in filtered.content
+    # Held before any prioritize: the answered list, decoded and known to name each node once, and its rows.
+    held_names = _RECENT_NAME_LISTS.get(passed_text)
+    assert held_names == ["big", "spare"] and isinstance(held_names, NodeNames) and held_names.unique()
+    columns = scheduler.cache.snapshot().columns
+    assert columns._named.get(passed_text).tolist() == columns.rows_named(["big", "spare"]).tolist()
+    body = b'{"Pod":' + orjson.dumps(pod()) + b',"NodeNames":' + passed_text + b"}"
+    assert decode_candidate_args(body, 100).names is held_names
+    held = fresh.post("/prioritize", content=body, headers={"content-type": "application/json"}).json()
+    spaced = b'{"Pod":' + orjson.dumps(pod()) + b',"NodeNames": [ "big", "spare" ]}'  # other text: decoded anew
+    assert held == fresh.post("/prioritize", content=spaced, headers={"content-type": "application/json"}).json()
+    assert [entry["Host"] for entry in held] == ["big", "spare"]
+    # A node leaving between the calls: the rows found for the answer are not used for the names any more.
+    cache.remove_node("big")
+    after = fresh.post("/prioritize", content=body, headers={"content-type": "application/json"}).json()
+    assert after[0] == {"Host": "big", "Score": 0} and after[1] == held[1]
