@@ -21,16 +21,22 @@ from typing import Any
 
 import numpy as np
 
+from extender.cluster.snapshot import Snapshot
 from extender.engine.scheduler import FilterAnswer, HostScores, Scheduler
 from extender.engine.sent_nodes import SentNode
+
+
+def _snapshot_for(scheduler: Scheduler, profile: str | None, raw_pod: Any) -> Snapshot:
+    """What both verbs do before the plugins: the profile, the pod's record (kept for the bind), the snapshot."""
+    scheduler.framework(profile)
+    scheduler.pod_record(raw_pod)
+    return scheduler.cache.snapshot()
 
 
 def hollow_filter(self: Scheduler, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
                   nodes: Sequence[SentNode] | None) -> FilterAnswer:
     """Every node the cache knows passes; the others fail as unknown, as in Scheduler.filter."""
-    self.framework(profile)
-    self.pod_record(raw_pod)
-    snapshot = self.cache.snapshot()
+    snapshot = _snapshot_for(self, profile, raw_pod)
     if names is None:
         return FilterAnswer(passed_nodes=[sent.echo() for sent in nodes or []])
     _, positions = self.resolve_names(snapshot, names)
@@ -41,9 +47,7 @@ def hollow_filter(self: Scheduler, profile: str | None, raw_pod: Any, names: Seq
 def hollow_prioritize(self: Scheduler, profile: str | None, raw_pod: Any, names: Sequence[Any] | None,
                       nodes: Sequence[SentNode] | None) -> HostScores:
     """Every node scores 0."""
-    self.framework(profile)
-    self.pod_record(raw_pod)
-    snapshot = self.cache.snapshot()
+    snapshot = _snapshot_for(self, profile, raw_pod)
     if names is None:
         order = [sent.name or "" for sent in nodes or []]
     else:
