@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from extender.cluster.columns import NodeNames
 from extender.cluster.snapshot import Snapshot
 from extender.engine.scheduler import FilterAnswer, HostScores, Scheduler
 from extender.engine.sent_nodes import SentNode
@@ -39,8 +40,10 @@ def hollow_filter(self: Scheduler, profile: str | None, raw_pod: Any, names: Seq
     snapshot = _snapshot_for(self, profile, raw_pod)
     if names is None:
         return FilterAnswer(passed_nodes=[sent.echo() for sent in nodes or []])
-    _, positions = self.resolve_names(snapshot, names)
-    known = [names[i] for i in positions.tolist()]
+    batch, positions = self.resolve_names(snapshot, names)
+    # Answered as Scheduler.filter answers (the names' text and rows kept for the prioritize that follows).
+    known = NodeNames.encoded([names[i] for i in positions.tolist()])
+    snapshot.columns.remember_rows(known, batch.rows)
     return FilterAnswer(passed=known, failed={name: "unknown" for name in set(names) - set(known)})
 
 

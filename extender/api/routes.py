@@ -257,12 +257,10 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         if answer.error:
             return {"Nodes": None, "NodeNames": None, "FailedNodes": None, "FailedAndUnresolvableNodes": None,
                     "Error": answer.error}
-        passed: Any = None
-        if isinstance(answer.passed, NodeNames):  # names in, names out: as the prioritize call will send them
+        passed = None
+        if names is not None:  # the passed names' own text: as the prioritize call will send them back
             remember_names(answer.passed)
             passed = orjson.Fragment(answer.passed.text)
-        elif names is not None:
-            passed = answer.passed
         return {
             "Nodes": {"metadata": {}, "items": answer.passed_nodes} if answer.passed_nodes is not None else None,
             "NodeNames": passed,

@@ -57,7 +57,7 @@ class MalformedError(RequestError):
 class FilterAnswer:
     """The outcome of a filter call in domain terms."""
 
-    passed: list[str] = field(default_factory=list)
+    passed: NodeNames = field(default_factory=lambda: NodeNames.encoded([]))  # with names in, their JSON text
     passed_nodes: list[Any] | None = None  # the passing Nodes as sent (SentNode.echo)
     failed: dict[str, str] = field(default_factory=dict)
     failed_unresolvable: dict[str, str] = field(default_factory=dict)
