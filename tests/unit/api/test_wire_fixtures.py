@@ -12,8 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from extender.api.app import create_app
+from extender.api.candidates import decode_candidate_args, remember_names
+from extender.api.http import SPLIT_OBJECT
 from extender.api.wire import ExtenderArgs, ExtenderBindingArgs, decode, decode_preemption
 from extender.cluster.cache import ClusterCache
+from extender.cluster.columns import NodeNames
 from extender.engine.profile import build_profile
 from extender.engine.runtime import Framework
 from extender.engine.scheduler import Scheduler
@@ -115,3 +118,16 @@ def test_preempt_with_recorded_victims(tag: str) -> None:
             for node, v in request["NodeNameToVictims"].items()}
         for node, victims in kept.items():
             assert victims == {"Pods": proposed[node]["Pods"], "NumPDBViolations": 0}
+
+
+def test_prioritize_names_are_sent_as_we_encode_them(tag: str) -> None:
+    # The service keeps a filter's passed names by the JSON text it answers them with (NodeNames.encoded) and
+    # finds them when prioritize sends that text back: each release's kube-scheduler must write the list byte
+    # for byte as we do, and in the order it was given (its filter got both nodes, in this order, and the
+    # recording extender passed them all).
+    sent = (WIRE_ROOT / tag / "prioritize-nodenames.json").read_bytes()
+    filtered = load("filter-nodenames.json")["NodeNames"]
+    answered = NodeNames.encoded(filtered, unique=True)
+    assert bytes(SPLIT_OBJECT.decode(sent)["NodeNames"]) == answered.text
+    remember_names(answered)
+    assert decode_candidate_args(sent, 100).names is answered
