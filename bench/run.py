@@ -524,10 +524,6 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
                 raise RuntimeError("the benchmark's pods were not deleted")
             time.sleep(0.2)
 
-    def cpu_seconds(pid: int) -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
     cpu_per_pod: list[float] = []
 
     def run(label: str, extender_url: str | None, extender_pid: int = 0) -> float:
