@@ -2,6 +2,7 @@
 
     python -m bench.watch_cpu                             # this checkout, three rounds
     python -m bench.watch_cpu --before /tmp/before        # and another checkout, interleaved round by round
+    python -m bench.watch_cpu --floor                     # and bench.watch_floor, the least a process spends
 
 Every pod kube-scheduler schedules reaches the service as watch events (its creation, then its binding), so
 what an event costs is part of the CPU per scheduled pod. What is measured: a real kube-apiserver and etcd
@@ -10,15 +11,21 @@ what an event costs is part of the CPU per scheduled pod. What is measured: a re
 deleted (their deletion's events), and the CPU time of the service's process (user + system, from /proc)
 from the first creation until its watch-event counter shows them all is divided by the number of pods.
 Sides take turns within each round, the order alternating from round to round; read the ratio, not the times.
+``--floor`` adds a side that only counts the events in the watch's bytes (bench/watch_floor.py: the same
+watch, TLS on uvloop, no decoding), timed the same way: what the service spends per event beyond it is what
+reading, decoding and applying the watch costs it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -26,6 +33,7 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+FLOOR = Path("bench.watch_floor")  # the floor side's "tree": not a checkout
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 
@@ -61,12 +69,46 @@ def create_pods(client: Any, body: dict[str, Any], prefix: str, count: int) -> N
             range(count)))
 
 
+@contextlib.contextmanager
+def floor_watcher(kubeconfig: Path, counts: Path) -> Iterator[tuple[subprocess.Popen[bytes], Callable[[], list[int]]]]:
+    """bench.watch_floor running (its watch open): the process and a reader of its (added, deleted) counts."""
+    counts.unlink(missing_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "bench.watch_floor", "--kubeconfig", str(kubeconfig),
+                             "--counts", str(counts)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    def read() -> list[int]:
+        try:
+            return [int(n) for n in counts.read_text().split()]
+        except (OSError, ValueError):
+            return [0, 0]
+
+    try:
+        deadline = time.monotonic() + 60
+        while not counts.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("bench.watch_floor did not open its watch")
+            time.sleep(0.1)
+        yield proc, read
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def wait_for_counts(read: Callable[[], list[int]], index: int, count: int, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while read()[index] < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the floor watcher saw fewer than {count} events in {timeout:g} s")
+        time.sleep(POLL_SECONDS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pods", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=500)
+    parser.add_argument("--floor", action="store_true", help="also time bench.watch_floor (only counts events)")
     args = parser.parse_args()
 
     from controlplane import ControlPlane, build_binaries
@@ -74,7 +116,8 @@ def main() -> None:
     from bench.cluster import generate, incoming_pods
     from bench.run import cpu_seconds, populate, service
 
-    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else []) \
+        + ([("floor", FLOOR)] if args.floor else [])
     work = Path(os.environ.get("BENCH_WORKDIR", "/tmp/extender-bench-watch"))
     work.mkdir(parents=True, exist_ok=True)
     cp = ControlPlane(build_binaries(work / "build.log"), work / f"cp-{os.getpid()}")
@@ -87,15 +130,27 @@ def main() -> None:
         body: dict[str, Any] = {k: v for k, v in incoming_pods()["plain"].items() if k != "status"}
         for round_ in range(args.rounds):
             for label, tree in sides if round_ % 2 == 0 else sides[::-1]:
-                with service(["--kubeconfig", str(cp.kubeconfig)], source=tree) as (url, proc, _seconds):
-                    time.sleep(1)  # past the warm-up's tail
-                    start = cpu_seconds(proc.pid)
-                    create_pods(client, body, f"w{round_}-{label.replace(' ', '-')}", args.pods)
-                    wait_for_events(url, "ADDED", args.pods)
-                    created = cpu_seconds(proc.pid)
-                    client.delete_pods("shop")
-                    wait_for_events(url, "DELETED", args.pods)
-                    deleted = cpu_seconds(proc.pid)
+                prefix = f"w{round_}-{label.replace(' ', '-')}"
+                if tree is FLOOR:
+                    with floor_watcher(cp.kubeconfig, work / "floor-counts") as (proc, read):
+                        time.sleep(1)
+                        start = cpu_seconds(proc.pid)
+                        create_pods(client, body, prefix, args.pods)
+                        wait_for_counts(read, 0, args.pods)
+                        created = cpu_seconds(proc.pid)
+                        client.delete_pods("shop")
+                        wait_for_counts(read, 1, args.pods)
+                        deleted = cpu_seconds(proc.pid)
+                else:
+                    with service(["--kubeconfig", str(cp.kubeconfig)], source=tree) as (url, proc, _seconds):
+                        time.sleep(1)  # past the warm-up's tail
+                        start = cpu_seconds(proc.pid)
+                        create_pods(client, body, prefix, args.pods)
+                        wait_for_events(url, "ADDED", args.pods)
+                        created = cpu_seconds(proc.pid)
+                        client.delete_pods("shop")
+                        wait_for_events(url, "DELETED", args.pods)
+                        deleted = cpu_seconds(proc.pid)
                 figures[label]["created"].append(1e6 * (created - start) / args.pods)
                 figures[label]["deleted"].append(1e6 * (deleted - created) / args.pods)
                 print(f"round {round_ + 1}, {label}: {figures[label]['created'][-1]:.0f} us per pod created, "
