@@ -145,16 +145,15 @@ def measure(side: str, requests: int, warm_up: int = 300) -> tuple[float, float,
     """One round of one side: (server CPU µs per request, client wall µs per request, the answer's body)."""
     server = Server(side)
     try:
-        client = VerbClient("127.0.0.1", server.port)
-        for _ in range(warm_up):
-            answer = client.post("/filter", BODY)
-        cpu = cpu_seconds(server.proc.pid)
-        started = time.perf_counter()
-        for _ in range(requests):
-            client.post("/filter", BODY)
-        wall = time.perf_counter() - started
-        cpu = cpu_seconds(server.proc.pid) - cpu
-        client.sock.close()
+        with VerbClient("127.0.0.1", server.port) as client:
+            for _ in range(warm_up):
+                answer = client.post("/filter", BODY)
+            cpu = cpu_seconds(server.proc.pid)
+            started = time.perf_counter()
+            for _ in range(requests):
+                client.post("/filter", BODY)
+            wall = time.perf_counter() - started
+            cpu = cpu_seconds(server.proc.pid) - cpu
     finally:
         server.close()
     return 1e6 * cpu / requests, 1e6 * wall / requests, answer

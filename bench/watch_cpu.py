@@ -33,7 +33,6 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOOR = Path("bench.watch_floor")  # the floor side's "tree": not a checkout
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 
@@ -69,18 +68,28 @@ def create_pods(client: Any, body: dict[str, Any], prefix: str, count: int) -> N
             range(count)))
 
 
+Waiter = Callable[[str, int], None]  # waits until the side has seen this many events of a type
+
+
 @contextlib.contextmanager
-def floor_watcher(kubeconfig: Path, counts: Path) -> Iterator[tuple[subprocess.Popen[bytes], Callable[[], list[int]]]]:
-    """bench.watch_floor running (its watch open): the process and a reader of its (added, deleted) counts."""
+def floor_watcher(kubeconfig: Path, counts: Path) -> Iterator[tuple[int, Waiter]]:
+    """bench.watch_floor running (its watch open): its pid, and a wait on its ADDED / DELETED counts."""
     counts.unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "bench.watch_floor", "--kubeconfig", str(kubeconfig),
                              "--counts", str(counts)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
-    def read() -> list[int]:
+    def seen(event_type: str) -> int:
         try:
-            return [int(n) for n in counts.read_text().split()]
-        except (OSError, ValueError):
-            return [0, 0]
+            return int(counts.read_text().split()[("ADDED", "DELETED").index(event_type)])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def wait(event_type: str, count: int, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while seen(event_type) < count:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the floor watcher saw fewer than {count} {event_type} events in {timeout:g} s")
+            time.sleep(POLL_SECONDS)
 
     try:
         deadline = time.monotonic() + 60
@@ -88,18 +97,19 @@ def floor_watcher(kubeconfig: Path, counts: Path) -> Iterator[tuple[subprocess.P
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("bench.watch_floor did not open its watch")
             time.sleep(0.1)
-        yield proc, read
+        yield proc.pid, wait
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-def wait_for_counts(read: Callable[[], list[int]], index: int, count: int, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while read()[index] < count:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the floor watcher saw fewer than {count} events in {timeout:g} s")
-        time.sleep(POLL_SECONDS)
+@contextlib.contextmanager
+def extender_service(kubeconfig: Path, tree: Path) -> Iterator[tuple[int, Waiter]]:
+    """`extender serve` from ``tree``, ready: its pid, and a wait on its watch-event counter."""
+    from bench.run import service
+
+    with service(["--kubeconfig", str(kubeconfig)], source=tree) as (url, proc, _seconds):
+        yield proc.pid, lambda event_type, count: wait_for_events(url, event_type, count)
 
 
 def main() -> None:
@@ -114,10 +124,11 @@ def main() -> None:
     from controlplane import ControlPlane, build_binaries
 
     from bench.cluster import generate, incoming_pods
-    from bench.run import cpu_seconds, populate, service
+    from bench.run import cpu_seconds, populate
 
-    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else []) \
-        + ([("floor", FLOOR)] if args.floor else [])
+    # (label, checkout to serve from; None for the floor watcher)
+    sides: list[tuple[str, Path | None]] = [("this checkout", ROOT)] \
+        + ([("before", args.before.resolve())] if args.before else []) + ([("floor", None)] if args.floor else [])
     work = Path(os.environ.get("BENCH_WORKDIR", "/tmp/extender-bench-watch"))
     work.mkdir(parents=True, exist_ok=True)
     cp = ControlPlane(build_binaries(work / "build.log"), work / f"cp-{os.getpid()}")
@@ -130,27 +141,17 @@ def main() -> None:
         body: dict[str, Any] = {k: v for k, v in incoming_pods()["plain"].items() if k != "status"}
         for round_ in range(args.rounds):
             for label, tree in sides if round_ % 2 == 0 else sides[::-1]:
-                prefix = f"w{round_}-{label.replace(' ', '-')}"
-                if tree is FLOOR:
-                    with floor_watcher(cp.kubeconfig, work / "floor-counts") as (proc, read):
-                        time.sleep(1)
-                        start = cpu_seconds(proc.pid)
-                        create_pods(client, body, prefix, args.pods)
-                        wait_for_counts(read, 0, args.pods)
-                        created = cpu_seconds(proc.pid)
-                        client.delete_pods("shop")
-                        wait_for_counts(read, 1, args.pods)
-                        deleted = cpu_seconds(proc.pid)
-                else:
-                    with service(["--kubeconfig", str(cp.kubeconfig)], source=tree) as (url, proc, _seconds):
-                        time.sleep(1)  # past the warm-up's tail
-                        start = cpu_seconds(proc.pid)
-                        create_pods(client, body, prefix, args.pods)
-                        wait_for_events(url, "ADDED", args.pods)
-                        created = cpu_seconds(proc.pid)
-                        client.delete_pods("shop")
-                        wait_for_events(url, "DELETED", args.pods)
-                        deleted = cpu_seconds(proc.pid)
+                side = floor_watcher(cp.kubeconfig, work / "floor-counts") if tree is None \
+                    else extender_service(cp.kubeconfig, tree)
+                with side as (pid, wait):
+                    time.sleep(1)  # past the start's tail (the service's warm-up)
+                    start = cpu_seconds(pid)
+                    create_pods(client, body, f"w{round_}-{label.replace(' ', '-')}", args.pods)
+                    wait("ADDED", args.pods)
+                    created = cpu_seconds(pid)
+                    client.delete_pods("shop")
+                    wait("DELETED", args.pods)
+                    deleted = cpu_seconds(pid)
                 figures[label]["created"].append(1e6 * (created - start) / args.pods)
                 figures[label]["deleted"].append(1e6 * (deleted - created) / args.pods)
                 print(f"round {round_ + 1}, {label}: {figures[label]['created'][-1]:.0f} us per pod created, "

@@ -74,7 +74,8 @@ async def watch(kubeconfig: Path, counts: Path) -> None:
     ended: asyncio.Future[None] = loop.create_future()
     tls = context if url.scheme == "https" else None
     _, protocol = await loop.create_connection(
-        lambda: CountingWatch((head + "\r\n").encode("latin-1"), ended), url.hostname, url.port or 443, ssl=tls,
+        lambda: CountingWatch((head + "\r\n").encode("latin-1"), ended), url.hostname,
+        url.port or (443 if tls else 80), ssl=tls,
         server_hostname=(config.tls_server_name or url.hostname) if tls else None)
     written = None
     while not ended.done():
