@@ -7,6 +7,10 @@ memory, from the size of their JSON text); the least recently used entries go fi
 take more than a quarter of the budget is not kept at all.
 
 The budgets of every such memo in the service are listed in docs/operations.md (*Memory*).
+
+JSON text kept beyond a call (a memo's key, a record's key) goes through :func:`json_key`: orjson returns its
+output in the buffer it wrote it into, which holds 4 KB at least whatever the text's length, so 150,000 pods
+each keeping a 170-byte key held 600 MB (bench/RESULTS.md, "Memory").
 """
 
 from __future__ import annotations
@@ -14,15 +18,26 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["BoundedMemo"]
+import orjson
+
+__all__ = ["BoundedMemo", "json_key"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 #: What one entry costs beyond its weight: the dict slot, the key and value objects' headers.
 ENTRY_OVERHEAD_BYTES = 200
+
+
+def json_key(value: Any, option: int | None = None) -> bytes:
+    """``value``'s JSON text (orjson, with its ``option``) as a bytes object of exactly its length, to keep.
+
+    orjson's own result keeps the capacity its buffer grew to (at least 4 KB); a copy holds the text alone.
+    Raises what ``orjson.dumps`` raises (TypeError for what JSON cannot encode).
+    """
+    return bytes(memoryview(orjson.dumps(value, option=option)))
 
 
 class BoundedMemo(Generic[K, V]):

@@ -1,7 +1,9 @@
 """Compact, immutable records of Pods and Nodes, built once when an object enters the cache.
 
 The engine's hot paths (every node, every pod) read these records, never raw dicts or pydantic models.
-Each record keeps the raw object too, for the plugins that need rarely used fields and for reports.
+Each record keeps the raw object too, for the plugins that need rarely used fields and for reports. The one
+change a record ever sees: the cache may give a pod's record a newer version of its object that is equal in
+everything but metadata.resourceVersion (ClusterCache.upsert_pod), from which nothing derived differs.
 Building a record validates what the scheduler relies on; a bad object raises :class:`RecordError`
 naming the field, so bad input is reported instead of half-read.
 """
@@ -27,7 +29,7 @@ from extender.kube.podfields import (
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
 from extender.kube.taints import Taint, TaintError, Toleration
-from extender.memo import BoundedMemo
+from extender.memo import BoundedMemo, json_key
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -358,19 +360,31 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
 _SPEC_REQUESTS: Final = "records.spec_requests"
 
 
+# Every record keeps its resource key: the replicas of one template share one object (bounded like the memos:
+# requests can send any spec; past it a key is simply not shared).
+_resource_keys: BoundedMemo[bytes, bytes] = BoundedMemo(
+    "pods' resource keys", max_bytes=4 * 1024 * 1024, max_entries=4096)
+
+
 def resource_spec_key(spec: Mapping[str, Any]) -> bytes:
     """The JSON of the spec fields a pod's requests are computed from (containers' names, resources and
-    restart policies, init containers', overhead, pod-level resources); b"" when something in them cannot be
-    encoded (the computation itself then reports what is wrong, and nothing is memoised)."""
+    restart policies, init containers', overhead, pod-level resources), one object shared by the pods that
+    have the same; b"" when something in them cannot be encoded (the computation itself then reports what is
+    wrong, and nothing is memoised)."""
     containers, inits = spec.get("containers"), spec.get("initContainers")
     try:
-        return orjson.dumps((
+        text = orjson.dumps((
             [_resource_fields(c) for c in containers] if isinstance(containers, list) else containers,
             [_resource_fields(c) for c in inits] if isinstance(inits, list) else inits,
             spec.get("overhead"), spec.get("resources"),
         ))
     except TypeError:
         return b""
+    shared = _resource_keys.get(text)
+    if shared is None:
+        shared = bytes(memoryview(text))  # see extender.memo.json_key: the text alone, not orjson's buffer
+        _resource_keys.put(shared, shared, len(shared))
+    return shared
 
 
 def resource_status_key(raw: Mapping[str, Any]) -> bytes:
@@ -378,7 +392,7 @@ def resource_status_key(raw: Mapping[str, Any]) -> bytes:
     it cannot be encoded)."""
     status = raw.get("status")
     try:
-        return orjson.dumps(_status_resource_fields(status) if isinstance(status, Mapping) else status)
+        return json_key(_status_resource_fields(status) if isinstance(status, Mapping) else status)
     except TypeError:
         return b""
 
@@ -439,7 +453,7 @@ def _tolerations(raw: Any) -> tuple[Toleration, ...]:
     except TaintError as err:
         raise RecordError(f"spec.tolerations: {err}") from err
     if key:
-        _toleration_memo.put(key, parsed, _TOLERATION_WEIGHT * len(key))
+        _toleration_memo.put(bytes(memoryview(key)), parsed, _TOLERATION_WEIGHT * len(key))  # see json_key
     return parsed
 
 

@@ -4,10 +4,15 @@ entry larger than a quarter of the budget is never kept."""
 from __future__ import annotations
 
 import threading
+import tracemalloc
 
+import orjson
+from builders import make_pod
+
+from extender.cluster.records import PodRecord, slim_pod
 from extender.engine.equivalence import EquivalenceCache
 from extender.engine.framework import Code, Status
-from extender.memo import ENTRY_OVERHEAD_BYTES, BoundedMemo
+from extender.memo import ENTRY_OVERHEAD_BYTES, BoundedMemo, json_key
 
 
 def test_bytes_bound_the_memo_least_recently_used_first() -> None:
@@ -70,3 +75,32 @@ def test_the_equivalence_cache_drops_classes_past_its_bytes() -> None:
             pass
         assert cache.bytes <= 200_000 + 20 * 5200  # at most the class being filled over the budget
     assert len(cache) < 30
+
+
+def test_kept_json_text_holds_its_length_not_the_encoders_buffer() -> None:
+    # orjson's output keeps its buffer's capacity (4 KB at least); what json_key returns holds the text alone.
+    values = [{"name": f"c{i}", "resources": {"requests": {"cpu": "100m"}}} for i in range(2000)]
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        kept = [json_key(value) for value in values]
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kept[7] == orjson.dumps(values[7])
+    assert (held - before) / len(kept) < 200, (held - before) / len(kept)
+
+
+def test_the_records_of_one_template_share_their_resource_key_and_hold_little() -> None:
+    pods = [make_pod(f"r-{i}", node="n1", requests=[{"cpu": "100m", "memory": "64Mi"}, {"cpu": "10m"}],
+                     tolerations=[{"key": f"k{i % 3}", "operator": "Exists"}]) for i in range(2000)]
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        records = [PodRecord(slim_pod(pod)) for pod in pods]
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert all(record.resource_key is records[0].resource_key for record in records)
+    # A record with its slim pod: about 1.5 KB here; with a 4 KB key of its own each, it was over 5 KB.
+    assert (held - before) / len(records) < 3000, (held - before) / len(records)
