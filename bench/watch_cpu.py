@@ -14,6 +14,11 @@ Sides take turns within each round, the order alternating from round to round; r
 ``--floor`` adds a side that only counts the events in the watch's bytes (bench/watch_floor.py: the same
 watch, TLS on uvloop, no decoding), timed the same way: what the service spends per event beyond it is what
 reading, decoding and applying the watch costs it.
+
+``--status-updates K`` times what running pods cost instead, as a kubelet reports them: the pods are created
+bound to the nodes (ADDED), each gets a first status (phase Running, start time, conditions, container
+statuses: MODIFIED), then K more status updates of the kind that churn through a cluster all day (readiness
+flipping, a restart counted), which change nothing the scheduler reads; the service's CPU per event of each.
 """
 
 from __future__ import annotations
@@ -60,12 +65,39 @@ def wait_for_events(url: str, event_type: str, count: int, timeout: float = 300)
         time.sleep(POLL_SECONDS)
 
 
-def create_pods(client: Any, body: dict[str, Any], prefix: str, count: int) -> None:
-    """``count`` pods from ``body`` named ``<prefix>-<i>``, eight at a time."""
+def create_pods(client: Any, body: dict[str, Any], prefix: str, count: int, nodes: int = 0) -> None:
+    """``count`` pods from ``body`` named ``<prefix>-<i>``, eight at a time; pending, or bound round-robin to
+    the ``nodes`` nodes bench.cluster names (``node-00000``...) when ``nodes`` is given."""
+    def create(i: int) -> None:
+        spec = {**body["spec"], "nodeName": f"node-{i % nodes:05d}"} if nodes else body["spec"]
+        client.post("/api/v1/namespaces/shop/pods", {
+            **body, "metadata": {"name": f"{prefix}-{i}", "namespace": "shop", "labels": {"app": "web"}}, "spec": spec})
+
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda i: client.post("/api/v1/namespaces/shop/pods", {
-            **body, "metadata": {"name": f"{prefix}-{i}", "namespace": "shop", "labels": {"app": "web"}}}),
-            range(count)))
+        list(pool.map(create, range(count)))
+
+
+def kubelet_status(body: dict[str, Any], update: int) -> dict[str, Any]:
+    """The status a kubelet reports for a running pod of ``body``: update 0 is the first (phase Running, its
+    start time); later ones flip readiness and count restarts, which no scheduling decision reads."""
+    ready = "True" if update % 2 == 0 else "False"
+    stamp = f"2026-11-26T10:{update // 60 % 60:02d}:{update % 60:02d}Z"
+    return {"status": {
+        "phase": "Running", "startTime": "2026-11-26T10:00:00Z", "podIP": "10.1.0.7", "hostIP": "10.0.0.1",
+        "conditions": [{"type": kind, "status": ready if kind in ("Ready", "ContainersReady") else "True",
+                        "lastTransitionTime": stamp} for kind in ("Initialized", "Ready", "ContainersReady",
+                                                                  "PodScheduled")],
+        "containerStatuses": [{"name": c["name"], "image": c["image"], "imageID": "", "ready": ready == "True",
+                               "started": True, "restartCount": update // 2,
+                               "state": {"running": {"startedAt": stamp}}} for c in body["spec"]["containers"]]}}
+
+
+def update_statuses(client: Any, body: dict[str, Any], prefix: str, count: int, update: int) -> None:
+    """One kubelet status update (``kubelet_status``) of each of the pods create_pods made, eight at a time."""
+    status = kubelet_status(body, update)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: client.merge_patch(f"/api/v1/namespaces/shop/pods/{prefix}-{i}/status", status),
+                      range(count)))
 
 
 Waiter = Callable[[str, int], None]  # waits until the side has seen this many events of a type
@@ -119,7 +151,11 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--floor", action="store_true", help="also time bench.watch_floor (only counts events)")
+    parser.add_argument("--status-updates", type=int, default=0, metavar="K",
+                        help="create the pods bound, then time a first kubelet status and K more per pod")
     args = parser.parse_args()
+    if args.floor and args.status_updates:
+        parser.error("--floor counts ADDED and DELETED events only; it cannot time status updates")
 
     from controlplane import ControlPlane, build_binaries
 
@@ -134,7 +170,9 @@ def main() -> None:
     cp = ControlPlane(build_binaries(work / "build.log"), work / f"cp-{os.getpid()}")
     cp.start()
     client = cp.client()
-    figures: dict[str, dict[str, list[float]]] = {label: {"created": [], "deleted": []} for label, _ in sides}
+    # What is timed, in order, with the events each step brings per pod.
+    steps = ["created", *(["first status", "status churn"] if args.status_updates else []), "deleted"]
+    figures: dict[str, dict[str, list[float]]] = {label: {step: [] for step in steps} for label, _ in sides}
     try:
         populate(cp, [o for o in generate(args.nodes, pods_per_node=0)
                       if o["kind"] in ("Node", "Namespace", "Service")])
@@ -143,28 +181,43 @@ def main() -> None:
             for label, tree in sides if round_ % 2 == 0 else sides[::-1]:
                 side = floor_watcher(cp.kubeconfig, work / "floor-counts") if tree is None \
                     else extender_service(cp.kubeconfig, tree)
+                prefix = f"w{round_}-{label.replace(' ', '-')}"
                 with side as (pid, wait):
                     time.sleep(1)  # past the start's tail (the service's warm-up)
-                    start = cpu_seconds(pid)
-                    create_pods(client, body, f"w{round_}-{label.replace(' ', '-')}", args.pods)
+                    times = [cpu_seconds(pid)]
+                    create_pods(client, body, prefix, args.pods, args.nodes if args.status_updates else 0)
                     wait("ADDED", args.pods)
-                    created = cpu_seconds(pid)
+                    times.append(cpu_seconds(pid))
+                    for update in range(1 + args.status_updates if args.status_updates else 0):
+                        update_statuses(client, body, prefix, args.pods, update)
+                        wait("MODIFIED", args.pods * (update + 1))
+                        if update == 0:
+                            times.append(cpu_seconds(pid))
+                    if args.status_updates:
+                        times.append(cpu_seconds(pid))
                     client.delete_pods("shop")
                     wait("DELETED", args.pods)
-                    deleted = cpu_seconds(pid)
-                figures[label]["created"].append(1e6 * (created - start) / args.pods)
-                figures[label]["deleted"].append(1e6 * (deleted - created) / args.pods)
-                print(f"round {round_ + 1}, {label}: {figures[label]['created'][-1]:.0f} us per pod created, "
-                      f"{figures[label]['deleted'][-1]:.0f} us per pod deleted; load {os.getloadavg()[0]:.1f}",
-                      flush=True)
+                    times.append(cpu_seconds(pid))
+                events = {"status churn": args.pods * args.status_updates}
+                for step, before, after in zip(steps, times[:-1], times[1:], strict=True):
+                    figures[label][step].append(1e6 * (after - before) / events.get(step, args.pods))
+                print(f"round {round_ + 1}, {label}: " + ", ".join(
+                    f"{figures[label][step][-1]:.0f} us per {unit(step)}" for step in steps)
+                    + f"; load {os.getloadavg()[0]:.1f}", flush=True)
                 while client.get("/api/v1/namespaces/shop/pods", limit="1")["items"]:
                     time.sleep(0.2)
     finally:
         client.close()
         cp.stop()
     for label, _ in sides:
-        print(f"{label}: median {statistics.median(figures[label]['created']):.0f} us per pod created, "
-              f"{statistics.median(figures[label]['deleted']):.0f} us per pod deleted")
+        print(f"{label}: median " + ", ".join(
+            f"{statistics.median(figures[label][step]):.0f} us per {unit(step)}" for step in steps))
+
+
+def unit(step: str) -> str:
+    """What a step's figure is per: a pod (one event, or two for a deletion), or one status update."""
+    return {"created": "pod created", "deleted": "pod deleted", "first status": "first status",
+            "status churn": "status update after it"}[step]
 
 
 if __name__ == "__main__":

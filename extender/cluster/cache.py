@@ -59,6 +59,21 @@ class _PodState:
     deadline: float | None = None
 
 
+def same_but_version(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two versions of an object are equal in everything but metadata.resourceVersion."""
+    if held.keys() != new.keys():
+        return False
+    for field, value in new.items():
+        before = held[field]
+        if field != "metadata":
+            if before != value:
+                return False
+        elif not (isinstance(before, Mapping) and isinstance(value, Mapping) and before.keys() == value.keys()
+                  and all(before[k] == v for k, v in value.items() if k != "resourceVersion")):
+            return False
+    return True
+
+
 def source_key(obj: Mapping[str, Any], kind: str) -> str:
     """The key the cache files an object under: a pod's UID (namespace/name without one), a node's name."""
     meta = obj.get("metadata") or {}
@@ -151,8 +166,18 @@ class ClusterCache:
 
     # ---- pods ----------------------------------------------------------------------------------
     def upsert_pod(self, raw: Mapping[str, Any]) -> PodRecord:
-        """Add or replace a pod as reported by the source (confirms an assumed pod)."""
-        record = PodRecord(slim_pod(raw) if isinstance(raw, Mapping) else raw, minor=self.release.minor)
+        """Add or replace a pod as reported by the source (confirms an assumed pod).
+
+        A new version that differs from the held one only in its resourceVersion once trimmed to what the
+        scheduler reads (a kubelet's status update of a running pod, kube-scheduler's PodScheduled condition, a
+        relist of an unchanged pod) leaves the cache as it was: same record, same accounting, and no node
+        changed for the next snapshot and the memos kept by node generation.
+        """
+        slim = slim_pod(raw) if isinstance(raw, Mapping) else raw
+        held = self._unchanged_pod(slim)
+        if held is not None:
+            return held
+        record = PodRecord(slim, minor=self.release.minor)
         state = self._pods.get(record.cache_key)
         if state is not None and state.assumed and not record.node_name:
             # An event from before our Binding (or a relist racing it): the assumption stands until the
@@ -169,6 +194,29 @@ class ClusterCache:
         elif not record.node_name:
             self._pending[record.cache_key] = record
         return record
+
+    def _unchanged_pod(self, slim: Any) -> PodRecord | None:
+        """The record held for this pod (assigned or pending, never assumed) when ``slim`` equals its object in
+        everything but metadata.resourceVersion; the record then takes ``slim`` as its object, so that it
+        holds the current version. Nothing else of a record is derived from the version, and the record's
+        object is all that plugins read of a pod: what they see is unchanged."""
+        if not isinstance(slim, Mapping) or not isinstance(slim.get("metadata"), Mapping):
+            return None  # the full path reports what is wrong with it
+        key = source_key(slim, "Pod")
+        state = self._pods.get(key)
+        if state is not None:
+            if state.assumed:  # a confirmation, or an event from before our Binding: the full path decides
+                return None
+            held = state.pod
+        else:
+            pending = self._pending.get(key)
+            if pending is None:
+                return None
+            held = pending
+        if not same_but_version(held.raw, slim):
+            return None
+        held.raw = slim
+        return held
 
     def remove_pod(self, raw_or_key: Mapping[str, Any] | str) -> None:
         """Delete a pod (by object or cache key); unknown pods are ignored."""

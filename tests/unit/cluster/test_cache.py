@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from builders import make_node, make_pod
 
@@ -286,3 +288,100 @@ def test_a_copy_is_independent_of_its_original() -> None:
     assert cache.counts()["assumed_pods"] == 0 and cache.counts()["pending_pods"] == 1
     assert [n.name for n in copy.snapshot().node_list] == ["n1", "n2", "n4"]
     assert copy.counts()["assumed_pods"] == 1 and copy.counts()["pending_pods"] == 1
+
+
+def _version(pod: dict[str, object], version: str, **status: object) -> dict[str, object]:
+    """``pod`` as the apiserver sends a later version of it: a resourceVersion and the given status fields."""
+    later = copy.deepcopy(pod)
+    meta = later["metadata"]
+    assert isinstance(meta, dict)
+    meta["resourceVersion"] = version
+    later["status"] = {**dict(later.get("status") or {}), **status}  # type: ignore[arg-type]
+    return later
+
+
+def test_a_version_the_scheduler_reads_no_differently_leaves_the_node_as_it_was() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = make_pod("a", node="n1", requests=[{"cpu": "1"}])
+    held = cache.upsert_pod(_version(pod, "10", phase="Running", conditions=[{"type": "Ready", "status": "False"}],
+                                     containerStatuses=[{"name": "c0", "ready": False, "restartCount": 0}]))
+    before = cache.snapshot().get("n1")
+    assert before is not None
+    # A kubelet's status update: readiness, addresses and container states, none of which the scheduler reads.
+    later = _version(pod, "11", phase="Running", podIP="10.0.0.7",
+                     conditions=[{"type": "Ready", "status": "True"}],
+                     containerStatuses=[{"name": "c0", "ready": True, "restartCount": 1}])
+    assert cache.upsert_pod(later) is held
+    assert cache.snapshot().get("n1") is before  # no node changed: the snapshot keeps its entry
+    assert held.raw["metadata"]["resourceVersion"] == "11"  # the record holds the current version
+    assert cache.node_info("n1").generation == before.generation  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("change", [
+    {"phase": "Succeeded"},
+    {"conditions": [{"type": "DisruptionTarget", "status": "True"}]},
+    {"startTime": "2026-11-26T10:00:00Z"},
+])
+def test_a_version_that_changes_what_the_scheduler_reads_replaces_the_record(change: dict[str, object]) -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = make_pod("a", node="n1", requests=[{"cpu": "1"}])
+    held = cache.upsert_pod(_version(pod, "10", phase="Running"))
+    before = cache.snapshot().get("n1")
+    record = cache.upsert_pod(_version(pod, "11", **{"phase": "Running", **change}))
+    assert record is not held
+    after = cache.snapshot().get("n1")
+    assert after is not before
+    assert after is not None and len(after.pods) == (0 if change.get("phase") == "Succeeded" else 1)
+
+
+def test_labels_and_deletion_are_read_and_the_version_alone_is_not() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = make_pod("a", node="n1", labels={"app": "web"})
+    held = cache.upsert_pod(_version(pod, "10"))
+    relabelled = _version(pod, "11")
+    relabelled["metadata"]["labels"] = {"app": "db"}  # type: ignore[index]
+    record = cache.upsert_pod(relabelled)
+    assert record is not held and record.labels == {"app": "db"}
+    deleting = _version(relabelled, "12")
+    deleting["metadata"]["deletionTimestamp"] = "2026-11-26T10:00:00Z"  # type: ignore[index]
+    assert cache.upsert_pod(deleting).terminating
+    # The same object listed again (a relist): nothing to do.
+    assert cache.upsert_pod(copy.deepcopy(deleting)) is cache.get_pod("uid-a")
+
+
+def test_a_pending_pod_updated_unread_keeps_its_record_and_its_place() -> None:
+    cache = ClusterCache()
+    first, second = make_pod("first"), make_pod("second")
+    unschedulable = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
+    held = cache.upsert_pod(_version(first, "1", conditions=[{**unschedulable, "message": "0/3 nodes are available"}]))
+    cache.upsert_pod(_version(second, "2"))
+    # kube-scheduler marks it unschedulable again, with a new message: a condition the cache trims away.
+    marked = _version(first, "3", conditions=[{**unschedulable, "message": "0/4 nodes are available"}])
+    assert cache.upsert_pod(marked) is held
+    assert [p.name for p in cache.pending_pods()] == ["first", "second"]
+    assert held.raw["metadata"]["resourceVersion"] == "3"
+
+
+def test_an_assumed_pod_is_confirmed_by_the_full_path_even_when_equal() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pending = cache.upsert_pod(make_pod("a", requests=[{"cpu": "1"}]))
+    assumed = cache.assume_pod(pending, "n1")
+    confirmed = cache.upsert_pod(dict(assumed.raw))
+    assert not cache.is_assumed(confirmed.cache_key)
+    info = cache.snapshot().get("n1")
+    assert info is not None and info.requested.milli_cpu == 1000 and len(info.pods) == 1
+
+
+def test_a_malformed_version_of_a_held_pod_is_reported_not_matched() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    pod = make_pod("a", node="n1")
+    cache.upsert_pod(pod)
+    for bad in ({**pod, "metadata": ["a"]}, {**pod, "spec": "n1"}):
+        with pytest.raises(RecordError):
+            cache.upsert_pod(bad)
+    assert cache.get_pod("uid-a") is not None

@@ -1,0 +1,137 @@
+"""What running pods' status updates cost the service, in process (issue 22).
+
+    python -m bench.status_churn                          # this checkout, two runs
+    python -m bench.status_churn --before /tmp/before     # and another checkout, interleaved run by run
+
+A kubelet reports each running pod's status again whenever readiness flips, a container restarts or a
+probe changes state; kube-scheduler rewrites a pending pod's PodScheduled condition on each failed attempt.
+The service's Pod watch receives all of it. What is measured: 500 empty nodes (bench/cluster.py) and 3000
+running pods of the bench's plain template bound round robin, each with its kubelet's first status
+(bench.watch_cpu.kubelet_status); then two further status updates of every pod (readiness flipping, a restart
+counted), decoded and applied as the service's Pod watch does (the pod codec, then the cache), in blocks of
+300 events, and after each block one filter + prioritize of a plain pod over 230 names (what kube-scheduler
+sends at 500 nodes), as the next scheduling cycle would. Times are the CPU time of the calling thread
+(``time.thread_time``); the figures are medians over the blocks: per status update, and per request after a
+block. Each side is a fresh process importing ``extender`` from its checkout; the events are written once by
+this checkout, so both sides apply the same bytes. Sides take turns within each run, the order alternating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+NODES = 500
+PODS = 3000
+UPDATES = 2  # status updates after the first, per pod
+BLOCK = 300  # events applied between two requests
+CANDIDATES = 230  # names per filter: kube-scheduler's percentageOfNodesToScore at 500 nodes
+
+
+def write_inputs(folder: Path) -> None:
+    """The cluster dump, the pods' events (their first status as ADDED, then the updates as MODIFIED, one JSON
+    event per line as a watch sends them) and the incoming pod, into ``folder``."""
+    from bench.cluster import generate, incoming_pods
+    from bench.watch_cpu import kubelet_status
+
+    nodes = [o for o in generate(NODES, pods_per_node=0) if o["kind"] in ("Node", "Namespace", "Service")]
+    (folder / "cluster.json").write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": nodes}))
+    template = incoming_pods()["plain"]
+    version = 1
+
+    def event(kind: str, i: int, update: int) -> bytes:
+        nonlocal version
+        version += 1
+        pod = copy.deepcopy(template)
+        pod["metadata"] = {**pod["metadata"], "name": f"running-{i}", "uid": f"uid-running-{i}",
+                           "resourceVersion": str(version)}
+        pod["spec"]["nodeName"] = f"node-{i % NODES:05d}"
+        pod["status"] = kubelet_status(pod, update)["status"]
+        return orjson.dumps({"type": kind, "object": pod})
+
+    (folder / "added").write_bytes(b"\n".join(event("ADDED", i, 0) for i in range(PODS)))
+    (folder / "modified").write_bytes(b"\n".join(event("MODIFIED", i, update) for update in range(1, 1 + UPDATES)
+                                                 for i in range(PODS)))
+    incoming = {k: v for k, v in template.items() if k != "status"}
+    (folder / "incoming.json").write_bytes(orjson.dumps(incoming))
+
+
+def worker(folder: Path) -> dict[str, Any]:
+    """One side: load, apply the events, time them and the requests after each block."""
+    import extender
+    from extender.cli import build_scheduler
+    from extender.kubeapi.podcodec import decode_pod_event
+
+    scheduler, _ = build_scheduler(str(folder / "cluster.json"), None)
+    if hasattr(scheduler, "warm_up"):
+        scheduler.warm_up()
+    cache = scheduler.cache
+    for line in (folder / "added").read_bytes().split(b"\n"):
+        cache.apply(decode_pod_event(line)["object"])
+    names = [f"node-{i:05d}" for i in range(NODES)]
+    incoming = orjson.loads((folder / "incoming.json").read_bytes())
+    lines = (folder / "modified").read_bytes().split(b"\n")
+    per_event, per_request = [], []
+    for block in range(len(lines) // BLOCK):
+        began = time.thread_time()
+        for line in lines[block * BLOCK:(block + 1) * BLOCK]:
+            cache.apply(decode_pod_event(line)["object"])
+        applied = time.thread_time()
+        pod = copy.deepcopy(incoming)
+        pod["metadata"] = {**pod["metadata"], "name": f"incoming-{block}", "uid": f"uid-incoming-{block}",
+                           "resourceVersion": "1"}
+        start = block * CANDIDATES % NODES
+        window = (names[start:] + names[:start])[:CANDIDATES]
+        answer = scheduler.filter(None, pod, window, None)
+        scheduler.prioritize(None, pod, answer.passed, None)
+        per_event.append((applied - began) / BLOCK)
+        per_request.append(time.thread_time() - applied)
+    return {"extender": str(Path(extender.__file__).resolve().parents[1]),
+            "status_update_us": 1e6 * statistics.median(per_event),
+            "request_after_block_ms": 1e3 * statistics.median(per_request)}
+
+
+def run_side(tree: Path, folder: Path) -> dict[str, Any]:
+    # The worker imports nothing from bench: its checkout's extender alone.
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(folder)],
+                          env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tempfile.gettempdir(),
+                          capture_output=True, check=True)
+    figures: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker)))
+        return
+    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_inputs(folder)
+        for run in range(args.runs):
+            for label, tree in sides if run % 2 == 0 else sides[::-1]:
+                figures = run_side(tree, folder)
+                print(f"run {run + 1}, {label} ({figures['extender']}): {figures['status_update_us']:.1f} us per "
+                      f"status update, filter + prioritize after {BLOCK} of them "
+                      f"{figures['request_after_block_ms']:.2f} ms; load {os.getloadavg()[0]:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
