@@ -286,12 +286,14 @@ def ingest_figures(objects: list[dict[str, Any]]) -> dict[str, float]:
     for event in events:
         reflector.apply(event)
     event_rate = len(events) / (time.perf_counter() - started)
-    # Snapshots: a request after one pod changed copies one node; a full copy is what it avoids.
+    # Snapshots: a request after one pod changed copies one node; a full copy is what it avoids. The change is
+    # one the scheduler reads (a label): a new resourceVersion alone leaves the cache as it was.
     cache.snapshot()
     incremental = []
     for event in events[:200]:
+        meta = event["object"]["metadata"]
         reflector.apply({"type": "MODIFIED", "object": {**event["object"], "metadata": {
-            **event["object"]["metadata"], "resourceVersion": "x" + event["object"]["metadata"]["resourceVersion"]}}})
+            **meta, "resourceVersion": "x" + meta["resourceVersion"], "labels": {**meta["labels"], "rev": "3"}}}})
         started = time.perf_counter()
         cache.snapshot()
         incremental.append(1000 * (time.perf_counter() - started))
