@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import os
 import statistics
 import subprocess
@@ -35,7 +34,6 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
 REPLICAS = 9
 
 
@@ -59,12 +57,12 @@ def first_and_steady(both_verbs: Callable[[dict[str, Any]], None],
     return kinds
 
 
-def worker(dump: str) -> dict[str, Any]:
+def worker(dump: Path) -> dict[str, Any]:
     """One side's figures, in this process (its ``extender`` is whatever PYTHONPATH finds first)."""
     import extender
     from extender.cli import build_scheduler
 
-    scheduler, _config = build_scheduler(dump, None)
+    scheduler, _config = build_scheduler(str(dump), None)
     started = time.thread_time()
     warm_up = getattr(scheduler, "warm_up", None)
     if warm_up is not None:
@@ -126,28 +124,17 @@ def http_side(tree: Path, dump: Path) -> dict[str, Any]:
             server.wait(timeout=30)
 
 
-def run_side(tree: Path, dump: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(dump)], env=env,
-                          cwd=tempfile.gettempdir(), capture_output=True, check=True)
-    figures: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
-    return figures
-
-
 def main() -> None:
+    from bench import checkouts  # not at the top: a worker may run with another checkout's bench
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
     parser.add_argument("--http", action="store_true", help="through `extender serve` (wall time of a client)")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    checkouts.add_arguments(parser)
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker(args.worker)))
-        return
     from bench.cluster import generate, incoming_pods
 
-    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    sides = checkouts.sides(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "cluster.json"
         items = generate(args.nodes) + list(incoming_pods().values())
@@ -155,7 +142,8 @@ def main() -> None:
         for run in range(args.runs):
             order = sides if run % 2 == 0 else sides[::-1]
             for label, tree in order:
-                figures = http_side(tree, dump) if args.http else run_side(tree, dump)
+                figures = http_side(tree, dump) if args.http \
+                    else checkouts.run_worker(__file__, tree, dump, with_bench=True)
                 load = os.getloadavg()[0]
                 ratios = ", ".join(f"{kind} {k['first_ms']:.1f}/{k['steady_p50_ms']:.1f} ms "
                                    f"({k['first_ms'] / k['steady_p50_ms']:.1f}x)"

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +29,6 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
 NODES = 500
 PODS = 3000
 UPDATES = 2  # status updates after the first, per pod
@@ -103,31 +99,20 @@ def worker(folder: Path) -> dict[str, Any]:
             "request_after_block_ms": 1e3 * statistics.median(per_request)}
 
 
-def run_side(tree: Path, folder: Path) -> dict[str, Any]:
-    # The worker imports nothing from bench: its checkout's extender alone.
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(folder)],
-                          env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tempfile.gettempdir(),
-                          capture_output=True, check=True)
-    figures: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
-    return figures
-
-
 def main() -> None:
+    from bench import checkouts  # not at the top: a worker may run with another checkout's bench
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--before", type=Path, help="another checkout, measured interleaved with this one")
-    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    checkouts.add_arguments(parser)
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker(args.worker)))
-        return
-    sides = [("this checkout", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    sides = checkouts.sides(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_inputs(folder)
         for run in range(args.runs):
             for label, tree in sides if run % 2 == 0 else sides[::-1]:
-                figures = run_side(tree, folder)
+                # The worker imports nothing from bench: its checkout's extender alone.
+                figures = checkouts.run_worker(__file__, tree, folder, with_bench=False)
                 print(f"run {run + 1}, {label} ({figures['extender']}): {figures['status_update_us']:.1f} us per "
                       f"status update, filter + prioritize after {BLOCK} of them "
                       f"{figures['request_after_block_ms']:.2f} ms; load {os.getloadavg()[0]:.1f}", flush=True)
