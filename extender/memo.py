@@ -31,13 +31,13 @@ V = TypeVar("V")
 ENTRY_OVERHEAD_BYTES = 200
 
 
-def json_key(value: Any, option: int | None = None) -> bytes:
-    """``value``'s JSON text (orjson, with its ``option``) as a bytes object of exactly its length, to keep.
+def json_key(value: Any) -> bytes:
+    """``value``'s JSON text (orjson's) as a bytes object of exactly its length, to keep.
 
     orjson's own result keeps the capacity its buffer grew to (at least 4 KB); a copy holds the text alone.
     Raises what ``orjson.dumps`` raises (TypeError for what JSON cannot encode).
     """
-    return bytes(memoryview(orjson.dumps(value, option=option)))
+    return bytes(memoryview(orjson.dumps(value)))
 
 
 class BoundedMemo(Generic[K, V]):
