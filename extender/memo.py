@@ -8,9 +8,9 @@ take more than a quarter of the budget is not kept at all.
 
 The budgets of every such memo in the service are listed in docs/operations.md (*Memory*).
 
-JSON text kept beyond a call (a memo's key, a record's key) goes through :func:`json_key`: orjson returns its
-output in the buffer it wrote it into, which holds 4 KB at least whatever the text's length, so 150,000 pods
-each keeping a 170-byte key held 600 MB (bench/RESULTS.md, "Memory").
+JSON text kept beyond a call (a memo's key, a record's key) is kept as :func:`exact_bytes` of it: orjson returns
+its output in the buffer it wrote it into, which holds 4 KB at least whatever the text's length, so 150,000
+pods each keeping a 170-byte key held 600 MB (bench/RESULTS.md, "Memory").
 """
 
 from __future__ import annotations
@@ -18,11 +18,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-import orjson
-
-__all__ = ["BoundedMemo", "json_key"]
+__all__ = ["BoundedMemo", "exact_bytes"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -31,13 +29,10 @@ V = TypeVar("V")
 ENTRY_OVERHEAD_BYTES = 200
 
 
-def json_key(value: Any) -> bytes:
-    """``value``'s JSON text (orjson's) as a bytes object of exactly its length, to keep.
-
-    orjson's own result keeps the capacity its buffer grew to (at least 4 KB); a copy holds the text alone.
-    Raises what ``orjson.dumps`` raises (TypeError for what JSON cannot encode).
-    """
-    return bytes(memoryview(orjson.dumps(value)))
+def exact_bytes(text: bytes) -> bytes:
+    """A copy of ``text`` holding exactly its length, to keep: orjson's own result keeps the capacity its buffer
+    grew to (at least 4 KB)."""
+    return bytes(memoryview(text))
 
 
 class BoundedMemo(Generic[K, V]):

@@ -29,7 +29,7 @@ from extender.kube.podfields import (
 from extender.kube.quantity import QuantityError, decode_quantity
 from extender.kube.resources import ResourceError, non_zero_requests, pod_requests
 from extender.kube.taints import Taint, TaintError, Toleration
-from extender.memo import BoundedMemo, json_key
+from extender.memo import BoundedMemo, exact_bytes
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -382,7 +382,7 @@ def resource_spec_key(spec: Mapping[str, Any]) -> bytes:
         return b""
     shared = _resource_keys.get(text)
     if shared is None:
-        shared = bytes(memoryview(text))  # see extender.memo.json_key: the text alone, not orjson's buffer
+        shared = exact_bytes(text)
         _resource_keys.put(shared, shared, len(shared))
     return shared
 
@@ -392,7 +392,7 @@ def resource_status_key(raw: Mapping[str, Any]) -> bytes:
     it cannot be encoded)."""
     status = raw.get("status")
     try:
-        return json_key(_status_resource_fields(status) if isinstance(status, Mapping) else status)
+        return exact_bytes(orjson.dumps(_status_resource_fields(status) if isinstance(status, Mapping) else status))
     except TypeError:
         return b""
 
@@ -453,7 +453,7 @@ def _tolerations(raw: Any) -> tuple[Toleration, ...]:
     except TaintError as err:
         raise RecordError(f"spec.tolerations: {err}") from err
     if key:
-        _toleration_memo.put(bytes(memoryview(key)), parsed, _TOLERATION_WEIGHT * len(key))  # see json_key
+        _toleration_memo.put(exact_bytes(key), parsed, _TOLERATION_WEIGHT * len(key))
     return parsed
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import orjson
 
 from extender.cluster.records import PodRecord, slim_pod
+from extender.memo import exact_bytes
 
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -44,8 +45,7 @@ class RecentPods:
             self._pods.move_to_end(key)  # the same object again (filter, then prioritize)
             return
         try:
-            # A copy of exactly its size: orjson's own buffer may keep the capacity it grew to.
-            encoded = bytes(memoryview(orjson.dumps(slim_pod(pod.raw, intern=False), default=str)))
+            encoded = exact_bytes(orjson.dumps(slim_pod(pod.raw, intern=False), default=str))
         except orjson.JSONEncodeError:  # nested deeper than JSON encoding allows: nothing a bind could use
             return
         if held is not None:

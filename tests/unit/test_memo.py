@@ -12,7 +12,7 @@ from builders import make_pod
 from extender.cluster.records import PodRecord, slim_pod
 from extender.engine.equivalence import EquivalenceCache
 from extender.engine.framework import Code, Status
-from extender.memo import ENTRY_OVERHEAD_BYTES, BoundedMemo, json_key
+from extender.memo import ENTRY_OVERHEAD_BYTES, BoundedMemo, exact_bytes
 
 
 def test_bytes_bound_the_memo_least_recently_used_first() -> None:
@@ -78,12 +78,12 @@ def test_the_equivalence_cache_drops_classes_past_its_bytes() -> None:
 
 
 def test_kept_json_text_holds_its_length_not_the_encoders_buffer() -> None:
-    # orjson's output keeps its buffer's capacity (4 KB at least); what json_key returns holds the text alone.
+    # orjson's output keeps its buffer's capacity (4 KB at least); exact_bytes of it holds the text alone.
     values = [{"name": f"c{i}", "resources": {"requests": {"cpu": "100m"}}} for i in range(2000)]
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
-        kept = [json_key(value) for value in values]
+        kept = [exact_bytes(orjson.dumps(value)) for value in values]
         held, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
