@@ -1,12 +1,22 @@
-"""Pods recently seen in filter or prioritize, kept for the bind that follows: bounded in count and bytes.
+"""Pods recently seen in filter or prioritize: their records for the next request of the same pod, and the pods
+for the bind that follows. Bounded in count and bytes.
 
-kube-scheduler binds a pod it filtered moments earlier; a bind may also name a pod the cache has not seen
-yet (a live cache lags the apiserver by a watch event). Only the fields the scheduler reads are kept
-(``slim_pod``: annotations, env, managed fields and the like are dropped), encoded as JSON: the bytes held
-are then what is counted (decoded, a pod of many small labels weighs ten times its JSON), and a bind decodes
-its one pod again. The store holds at most ``max_entries`` pods and ``max_bytes`` of their JSON, dropping
-the least recently seen first, so that requests carrying large or many distinct pods cannot grow the
-process.
+kube-scheduler sends one pod object to filter, then to prioritize, then names the pod in bind, all within a
+few milliseconds; a bind may also name a pod the cache has not seen yet (a live cache lags the apiserver by a
+watch event), or come much later. The store has two tiers:
+
+- **records** of the last few pods (``max_records``, and ``max_record_bytes`` of their weight as the request
+  measured it): prioritize reuses the record filter built for the same object, and bind assumes it as it is.
+  A bind that succeeded drops its pod (:meth:`RecentPods.forget`: the cache holds it from then on), so for
+  the usual pod nothing else is ever made of it;
+- **encoded** pods, for binds that come after the pod left the records: only the fields the scheduler reads
+  (``slim_pod``: annotations, env, managed fields and the like are dropped), encoded as JSON when the record
+  leaves the first tier. The bytes held are then what is counted (decoded, a pod of many small labels weighs
+  ten times its JSON), and such a bind decodes its one pod again. At most ``max_entries`` pods and
+  ``max_bytes`` of their JSON are kept.
+
+Both tiers drop the least recently seen first, so that requests carrying large or many distinct pods cannot
+grow the process. Used only where the cache lives (the engine thread): not thread-safe.
 """
 
 from __future__ import annotations
@@ -17,42 +27,75 @@ from collections.abc import Mapping
 import orjson
 
 from extender.cluster.records import PodRecord, slim_pod
-from extender.memo import exact_bytes
+from extender.memo import ENTRY_OVERHEAD_BYTES, exact_bytes
 
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_RECORDS = 16
+DEFAULT_MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+
+def _version(pod: PodRecord) -> str:
+    meta = pod.raw.get("metadata")
+    return str(meta.get("resourceVersion") or "") if isinstance(meta, Mapping) else ""
 
 
 class RecentPods:
-    """cache key -> the slimmed pod, least recently seen first."""
+    """cache key -> the pod's record (the newest few) or its slimmed JSON, least recently seen first."""
 
-    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES, *,
+                 max_records: int = DEFAULT_MAX_RECORDS, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
+        self.max_records = max_records
+        self.max_record_bytes = max_record_bytes
+        # key -> (resourceVersion, record, weight)
+        self._records: OrderedDict[str, tuple[str, PodRecord, int]] = OrderedDict()
+        self.record_bytes = 0
+        # key -> (resourceVersion, slimmed JSON)
         self._pods: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self.bytes = 0
 
     def __len__(self) -> int:
-        return len(self._pods)
+        return len(self._records) + len(self._pods)
 
-    def remember(self, pod: PodRecord) -> None:
-        """Keep (or refresh) a pod seen in a request."""
+    def record(self, key: str, version: str) -> PodRecord | None:
+        """The record kept for that cache key at that resourceVersion (marked as just seen), or None."""
+        held = self._records.get(key)
+        if held is None or held[0] != version:
+            return None
+        self._records.move_to_end(key)
+        return held[1]
+
+    def remember(self, pod: PodRecord, weight: int | None = None) -> None:
+        """Keep (or refresh) a pod seen in a request. ``weight``: what its record holds, in bytes (estimated by
+        the caller from the request); without one the pod is only kept encoded."""
         key = pod.cache_key
-        meta = pod.raw.get("metadata")
-        version = str(meta.get("resourceVersion") or "") if isinstance(meta, Mapping) else ""
-        held = self._pods.get(key)
-        if held is not None and version and held[0] == version:
-            self._pods.move_to_end(key)  # the same object again (filter, then prioritize)
+        version = _version(pod)
+        encoded = self._pods.get(key)
+        if encoded is not None and version and encoded[0] == version and weight is None:
+            self._pods.move_to_end(key)  # the same object again
             return
+        self.forget(key)
+        cost = None if weight is None else weight + ENTRY_OVERHEAD_BYTES
+        if cost is None or cost > self.max_record_bytes // 4:
+            self._encode(key, version, pod)  # too large to be worth a quarter of the records' budget
+            return
+        self._records[key] = (version, pod, cost)
+        self.record_bytes += cost
+        while len(self._records) > self.max_records or self.record_bytes > self.max_record_bytes:
+            old_key, (old_version, old_pod, old_cost) = self._records.popitem(last=False)
+            self.record_bytes -= old_cost
+            self._encode(old_key, old_version, old_pod)
+
+    def _encode(self, key: str, version: str, pod: PodRecord) -> None:
+        """Keep a pod as its slimmed JSON (the newest of that tier)."""
         try:
             encoded = exact_bytes(orjson.dumps(slim_pod(pod.raw, intern=False), default=str))
         except orjson.JSONEncodeError:  # nested deeper than JSON encoding allows: nothing a bind could use
             return
-        if held is not None:
-            self.bytes -= len(held[1])
-            del self._pods[key]
         if len(encoded) > self.max_bytes:
-            return  # larger than the whole store: a bind will find it in the cache or the apiserver
+            return  # larger than the whole tier: a bind will find it in the cache or the apiserver
         self._pods[key] = (version, encoded)
         self.bytes += len(encoded)
         while len(self._pods) > self.max_entries or self.bytes > self.max_bytes:
@@ -61,5 +104,17 @@ class RecentPods:
 
     def get(self, key: str) -> PodRecord | None:
         """The pod of that cache key as a record, or None."""
-        held = self._pods.get(key)
-        return PodRecord(orjson.loads(held[1])) if held is not None else None
+        held = self._records.get(key)
+        if held is not None:
+            return held[1]
+        encoded = self._pods.get(key)
+        return PodRecord(orjson.loads(encoded[1])) if encoded is not None else None
+
+    def forget(self, key: str) -> None:
+        """Drop a pod (bound: the cache holds it now)."""
+        held = self._records.pop(key, None)
+        if held is not None:
+            self.record_bytes -= held[2]
+        encoded = self._pods.pop(key, None)
+        if encoded is not None:
+            self.bytes -= len(encoded[1])

@@ -32,7 +32,6 @@ from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework, PluginScoreError
 from extender.engine.sent_nodes import SentNode, SentNodeError
 from extender.kube.release import Release
-from extender.memo import BoundedMemo
 
 UNKNOWN_NODE_REASON = "node(s) unknown to the scheduler extender"
 
@@ -97,8 +96,6 @@ _WARM_UP_POD: dict[str, Any] = {
     "spec": {"containers": [{"name": "warm-up"}]},
 }
 
-_RECENT_RECORDS = 16
-_RECENT_RECORDS_BYTES = 32 * 1024 * 1024
 _RECORD_WEIGHT = 8
 
 
@@ -145,11 +142,8 @@ class Scheduler:
         self.frameworks = {fw.name: fw for fw in frameworks}
         self.default_profile = frameworks[0].name
         self.binder: Binder = binder or StaticBinder()
+        # The last requests' pods (see pod_record), bounded in bytes: a pod can be as large as a request body.
         self.recent = RecentPods()
-        # The records of the last few requests' pods (see pod_record), bounded in bytes: a pod can be as large
-        # as a request body.
-        self._records: BoundedMemo[tuple[str, str], PodRecord] = BoundedMemo(
-            "recent pod records", max_bytes=_RECENT_RECORDS_BYTES, max_entries=_RECENT_RECORDS)
         # One equivalence cache per profile (verdicts depend on the profile's plugins and args).
         self.equivalence: dict[str, EquivalenceCache] = (
             {name: EquivalenceCache() for name in self.frameworks} if equivalence_cache else {})
@@ -178,29 +172,26 @@ class Scheduler:
 
     # ---- inputs --------------------------------------------------------------------------------
     def pod_record(self, raw: Any) -> PodRecord:
-        """The incoming pod as a record, remembered for a later bind."""
+        """The incoming pod as a record, remembered for the next request of the same pod and for its bind."""
         if not isinstance(raw, Mapping):
             raise RequestError("Pod: expected a Pod object")
         # kube-scheduler sends the same pod object to filter, then to prioritize: its record (with whatever
         # plugins derived from it) is built once. A record is reused only for a pod equal to it in full, so a
         # hand-written request that keeps a UID and resourceVersion but changes the pod gets a fresh one.
         identity = _identity(raw)
-        held = self._records.get(identity) if identity is not None else None
+        held = self.recent.record(*identity) if identity is not None else None
         if held is not None and held.raw == raw:
-            self.recent.remember(held)  # the same version: only marks it recently seen, for the bind
             return held
         try:
             pod = PodRecord(raw, minor=self.cache.release.minor)
         except RecordError as err:
             raise RequestError(f"Pod: {err}") from err
-        self.recent.remember(pod)
-        if identity is not None:
-            try:
-                # A record (the decoded pod, and what plugins derive from it) weighs several times its JSON.
-                weight = _RECORD_WEIGHT * len(orjson.dumps(raw))
-            except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits: not kept
-                return pod
-            self._records.put(identity, pod, weight)
+        try:
+            # A record (the decoded pod, and what plugins derive from it) weighs several times its JSON.
+            weight: int | None = _RECORD_WEIGHT * len(orjson.dumps(raw))
+        except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits: not kept as a record
+            weight = None
+        self.recent.remember(pod, weight)
         return pod
 
     def _equivalence(self, framework: Framework, snapshot: Snapshot,
@@ -424,7 +415,12 @@ class Scheduler:
         except Exception as err:
             await on_cache(self.cache.forget_pod, assumed.cache_key)
             raise BindError(str(err) or type(err).__name__) from err
-        await on_cache(self.cache.finish_binding, assumed.cache_key)
+        await on_cache(self._bound, assumed.cache_key)
+
+    def _bound(self, key: str) -> None:
+        """The Binding was created: the assumed pod's expiry clock starts, and the cache alone holds it now."""
+        self.cache.finish_binding(key)
+        self.recent.forget(key)
 
     def _find_and_assume(self, namespace: str, name: str, uid: str, node: str) -> PodRecord | None:
         """The known pod, checked and assumed on ``node``; None when the extender does not know it."""
@@ -442,11 +438,17 @@ class Scheduler:
         bound_to = pod.node_name or (placed.node_name if placed is not None else "")
         if bound_to:
             raise BindError(f"pod {namespace}/{name} is already bound to node {bound_to!r}")
-        snapshot = self.cache.snapshot()
-        target = snapshot.get(node)
-        if target is None:
+        known = self.cache.node_info(node)
+        if known is None or known.node is None:  # none, or only a placeholder for pods naming it
             raise BindError(f"node {node!r} is not known to the extender")
-        claims = self._claims_to_assume(snapshot, pod, target) if has_claims(pod) else []  # not extended ones
+        claims: list[dict[str, Any]] = []
+        if has_claims(pod):  # not extended ones
+            # Only the claims' allocation needs a snapshot: refreshing one for every bind would copy the nodes
+            # the last events changed once more than the next request does.
+            snapshot = self.cache.snapshot()
+            target = snapshot.get(node)
+            assert target is not None
+            claims = self._claims_to_assume(snapshot, pod, target)
         try:
             return self.cache.assume_pod(pod, node, claims)
         except CacheError as err:

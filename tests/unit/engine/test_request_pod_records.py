@@ -1,15 +1,19 @@
-"""The pod of filter is not parsed again for prioritize, and never reused for a pod that differs."""
+"""The pod of filter is not parsed again for prioritize nor for its bind, and never reused for a pod that differs."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 
+import pytest
 from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
+from extender.cluster.records import PodRecord
 from extender.engine.profile import build_profile
+from extender.engine.recent import RecentPods
 from extender.engine.runtime import Framework
-from extender.engine.scheduler import Scheduler
+from extender.engine.scheduler import BindError, Scheduler
 
 
 def scheduler() -> Scheduler:
@@ -75,3 +79,67 @@ def test_a_reused_record_follows_services_added_between_requests() -> None:
     fresh = dict(cluster(with_service=True).prioritize(None, copy.deepcopy(incoming), ["a", "b"], None))
     assert after == fresh
     assert after != before  # the Service makes spreading prefer b, where none of its pods run
+
+
+# ---- the bind that follows: the record filter built, then nothing --------------------------------------------
+
+
+class _FailingBinder:
+    async def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
+        raise RuntimeError("the apiserver said no")
+
+    async def get_pod(self, namespace: str, name: str) -> dict | None:
+        return None
+
+
+def test_bind_assumes_the_record_filter_built_and_then_forgets_it() -> None:
+    """The pod kube-scheduler filtered is bound as that record (never encoded and decoded again), and once the
+    Binding exists the cache alone holds it: the store drops it, and a second bind is refused as bound."""
+    s = scheduler()
+    pod = versioned(make_pod("p", requests=[{"cpu": "1"}]))
+    record = s.pod_record(pod)
+    assert s.recent.get("u-1") is record
+    assert s.recent.bytes == 0  # nothing was encoded
+    asyncio.run(s.bind("default", "p", "u-1", "a"))
+    assert s.recent.get("u-1") is None and len(s.recent) == 0
+    assert s.cache.get_pod("u-1").node_name == "a"
+    with pytest.raises(BindError, match="already bound to node 'a'"):
+        asyncio.run(s.bind("default", "p", "u-1", "b"))
+
+
+def test_a_failed_binding_keeps_the_pod_for_the_next_bind() -> None:
+    s = scheduler()
+    s.binder = _FailingBinder()
+    record = s.pod_record(versioned(make_pod("p", requests=[{"cpu": "1"}])))
+    with pytest.raises(BindError, match="the apiserver said no"):
+        asyncio.run(s.bind("default", "p", "u-1", "a"))
+    assert s.recent.get("u-1") is record and s.cache.get_pod("u-1") is None
+
+
+def test_records_beyond_the_newest_are_kept_encoded_and_slimmed() -> None:
+    """The records tier holds the newest pods (bounded in count and weight); older ones stay bindable as their
+    slimmed JSON, and a pod weighing over a quarter of the records' budget is only encoded."""
+    store = RecentPods(max_records=2, max_record_bytes=40_000)
+    records = []
+    for i in range(3):
+        raw = make_pod(f"p{i}", uid=f"u{i}")
+        raw["metadata"]["annotations"] = {"note": "x" * 100}  # dropped once encoded: no plugin reads it
+        records.append(PodRecord(raw))
+        store.remember(records[-1], 1_000)
+    assert store.get("u1") is records[1] and store.get("u2") is records[2]
+    oldest = store.get("u0")
+    assert oldest is not None and oldest is not records[0] and oldest.uid == "u0"
+    assert "annotations" not in oldest.raw["metadata"]
+    assert store.record_bytes <= 40_000 and len(store) == 3
+    heavy = PodRecord(make_pod("heavy", uid="u-heavy"))
+    store.remember(heavy, 20_000)
+    assert store.get("u-heavy") is not heavy and store.get("u-heavy") is not None
+    assert store.get("u1") is records[1]  # the heavy pod took nobody's place among the records
+
+
+def test_a_record_is_found_again_only_at_its_version() -> None:
+    store = RecentPods()
+    record = PodRecord(versioned(make_pod("p")))
+    store.remember(record, 1_000)
+    assert store.record("u-1", "7") is record
+    assert store.record("u-1", "8") is None
