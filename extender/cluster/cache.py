@@ -68,10 +68,47 @@ def same_but_version(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         if field != "metadata":
             if before != value:
                 return False
-        elif not (isinstance(before, Mapping) and isinstance(value, Mapping) and before.keys() == value.keys()
-                  and all(before[k] == v for k, v in value.items() if k != "resourceVersion")):
+        elif not _equal_but(before, value, _VERSION):
             return False
     return True
+
+
+def same_but_heartbeat(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two versions of a Node are equal in everything but what a kubelet's periodic status report
+    changes and no scheduler reads: metadata.resourceVersion and managedFields (the writers' bookkeeping, with
+    the time of each write), and each condition's lastHeartbeatTime."""
+    if held.keys() != new.keys():
+        return False
+    for field, value in new.items():
+        before = held[field]
+        if field == "metadata":
+            if not _equal_but(before, value, _VERSION_AND_MANAGED_FIELDS):
+                return False
+        elif field == "status":
+            if not (isinstance(before, Mapping) and isinstance(value, Mapping) and before.keys() == value.keys()):
+                return False
+            for part, now in value.items():
+                then = before[part]
+                if part != "conditions":
+                    if then != now:
+                        return False
+                elif not (isinstance(then, list) and isinstance(now, list) and len(then) == len(now)
+                          and all(_equal_but(a, b, _HEARTBEAT) for a, b in zip(then, now, strict=True))):
+                    return False
+        elif before != value:
+            return False
+    return True
+
+
+_VERSION = frozenset({"resourceVersion"})
+_VERSION_AND_MANAGED_FIELDS = frozenset({"resourceVersion", "managedFields"})
+_HEARTBEAT = frozenset({"lastHeartbeatTime"})
+
+
+def _equal_but(before: Any, now: Any, ignored: frozenset[str]) -> bool:
+    """Two mappings with the same keys, equal in every value but those of the ``ignored`` keys."""
+    return isinstance(before, Mapping) and isinstance(now, Mapping) and before.keys() == now.keys() \
+        and all(before[k] == v for k, v in now.items() if k not in ignored)
 
 
 def source_key(obj: Mapping[str, Any], kind: str) -> str:
@@ -143,7 +180,16 @@ class ClusterCache:
 
     # ---- nodes ---------------------------------------------------------------------------------
     def upsert_node(self, raw: Mapping[str, Any]) -> NodeRecord:
-        """Add or replace a node (its pods stay)."""
+        """Add or replace a node (its pods stay).
+
+        A new version that differs from the held one only where a kubelet's periodic status report does (its
+        conditions' heartbeat times, the version, the managed fields; see same_but_heartbeat) leaves the cache
+        as it was: same record, and no node changed for the next snapshot and the memos kept by node
+        generation. At 5000 nodes kubelets send such a report about 17 times a second.
+        """
+        held = self._unchanged_node(raw)
+        if held is not None:
+            return held
         record = NodeRecord(raw)
         info = self._nodes.get(record.name)
         if info is None:
@@ -152,6 +198,21 @@ class ClusterCache:
             info.set_node(record)
         self._dirty.add(record.name)
         return record
+
+    def _unchanged_node(self, raw: Any) -> NodeRecord | None:
+        """The record held for this node when ``raw`` equals its object but for a heartbeat; the record then
+        takes ``raw`` as its object (and its resourceVersion), so that it holds the current version. Nothing
+        else of a record is derived from what a heartbeat changes, and plugins read nothing else of it."""
+        meta = raw.get("metadata") if isinstance(raw, Mapping) else None
+        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
+            return None  # the full path reports what is wrong with it
+        info = self._nodes.get(meta["name"])
+        held = info.node if info is not None else None
+        if held is None or not same_but_heartbeat(held.raw, raw):
+            return None
+        held.raw = raw
+        held.resource_version = str(meta.get("resourceVersion") or "")
+        return held
 
     def remove_node(self, name: str) -> None:
         """Delete a node; while pods remain on it, it stays as a placeholder."""
@@ -453,7 +514,7 @@ class ClusterCache:
         return [name for name, info in self._nodes.items() if info.node is not None]
 
     def node_info(self, name: str) -> NodeInfo | None:
-        """The live NodeInfo of a node, placeholder included (for tests and diagnostics)."""
+        """The live NodeInfo of a node, placeholder included (bind checks its target here; tests, diagnostics)."""
         return self._nodes.get(name)
 
     def counts(self) -> dict[str, int]:

@@ -77,14 +77,14 @@ class Snapshot:
         the per-image node counts, which depend on node objects alone, stay valid. ``replaced``, when no node
         came or went, names the nodes whose NodeInfos were put since the last rebuild: only their entries
         are swapped (in copies of the lists, which requests may still hold), instead of walking every node in
-        Python for each pod bound.
+        Python for each pod bound, and the image counts follow the replaced node objects' images.
         """
         self._all = None
+        if replaced is not None and self._positions is not None:
+            self._replace(replaced, nodes_changed)
+            return
         if nodes_changed:
             self._images = None
-        if replaced is not None and self._positions is not None:
-            self._replace(replaced)
-            return
         self.node_list = list(self.node_infos.values())
         self.pods_with_affinity_nodes = [n for n in self.node_list if n.pods_with_affinity]
         self.pods_with_required_anti_affinity_nodes = [
@@ -93,13 +93,16 @@ class Snapshot:
         self._positions = {name: i for i, name in enumerate(self.node_infos)}
         self._all_rows = None
 
-    def _replace(self, names: Iterable[str]) -> None:
+    def _replace(self, names: Iterable[str], nodes_changed: bool) -> None:
         positions = self._positions
         assert positions is not None
         node_list = list(self.node_list)
         with_affinity = list(self.pods_with_affinity_nodes)
         with_anti = list(self.pods_with_required_anti_affinity_nodes)
         regroup = False
+        # Images a replaced node object dropped (-1) or gained (+1): a kubelet's status report usually changes
+        # none, and the counts are then kept as they are.
+        image_moves: list[tuple[str, int]] = []
         # NodeInfo has no __eq__, so list.index finds this very object (identity), at C speed.
         for name in names:
             index = positions[name]
@@ -107,6 +110,11 @@ class Snapshot:
             if old is new:
                 continue
             node_list[index] = new
+            if nodes_changed and old.node is not new.node:
+                before, after = _image_names(old), _image_names(new)
+                if before != after:
+                    image_moves += [(image, -1) for image in before - after]
+                    image_moves += [(image, 1) for image in after - before]
             if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or \
                     bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
                 regroup = True  # the node joins or leaves a group: the groups are rebuilt below, in order
@@ -121,6 +129,15 @@ class Snapshot:
             with_anti = [n for n in node_list if n.pods_with_required_anti_affinity]
         self.pods_with_affinity_nodes = with_affinity
         self.pods_with_required_anti_affinity_nodes = with_anti
+        if image_moves and self._images is not None:
+            counts = dict(self._images)  # a copy: a request may still hold the counts it read
+            for image, step in image_moves:
+                count = counts.get(image, 0) + step
+                if count:
+                    counts[image] = count
+                else:
+                    del counts[image]
+            self._images = counts
 
     def all_nodes(self) -> NodeBatch:
         """Every node of the snapshot as one batch (what cluster-wide counting reads), built once per
@@ -144,13 +161,8 @@ class Snapshot:
         if self._images is None:
             counts: dict[str, int] = {}
             for info in self.node_list:
-                assert info.node is not None
-                seen: set[str] = set()
-                for names, _size in info.node.images:
-                    for image in names:
-                        if image not in seen:
-                            seen.add(image)
-                            counts[image] = counts.get(image, 0) + 1
+                for image in _image_names(info):
+                    counts[image] = counts.get(image, 0) + 1
             self._images = counts
         return self._images
 
@@ -161,3 +173,9 @@ class Snapshot:
 
     def __len__(self) -> int:
         return len(self.node_list)
+
+
+def _image_names(info: NodeInfo) -> set[str]:
+    """The image names a node lists (each once, whatever entries name it)."""
+    assert info.node is not None
+    return {image for names, _size in info.node.images for image in names}

@@ -202,6 +202,48 @@ def test_image_counts_follow_node_objects_not_pods() -> None:
     assert cache.snapshot().image_node_counts() == {"redis:7": 1}
 
 
+def test_image_counts_follow_every_node_change_without_a_recount() -> None:
+    """Replaced node objects move the image counts by the images they gained or dropped; the counts always
+    equal a count over every node, and counts a request already read are never changed under it."""
+    import random
+
+    from extender.cluster.snapshot import Snapshot
+
+    rng = random.Random(5)
+    images = [f"img-{i}:1" for i in range(6)]
+
+    def node(name: str) -> dict:
+        held = rng.sample(images, rng.randint(0, 4))
+        entries = [([image, f"{image}@sha"] if rng.random() < 0.3 else [image], 10) for image in held]
+        if held and rng.random() < 0.2:
+            entries.append(([held[0]], 5))  # one image listed twice: still one node
+        return make_node(name, images=entries, labels={"flip": str(rng.random() < 0.5)})
+
+    cache = ClusterCache()
+    names = [f"n{i}" for i in range(6)]
+    for name in names:
+        cache.upsert_node(node(name))
+    counts = cache.snapshot().image_node_counts()
+    for step in range(300):
+        action = rng.random()
+        name = rng.choice(names)
+        if action < 0.6:
+            cache.upsert_node(node(name))
+        elif action < 0.8:
+            cache.upsert_pod(make_pod(f"p{step}", node=name))
+        elif action < 0.9:
+            cache.remove_node(name)
+        else:
+            cache.upsert_node(node(name))
+            cache.upsert_node(node(rng.choice(names)))
+        read_before = dict(counts)
+        snapshot = cache.snapshot()
+        assert counts == read_before  # what the last request read stays as it was
+        counts = snapshot.image_node_counts()
+        fresh = Snapshot.from_node_infos(snapshot.node_list).image_node_counts()
+        assert counts == fresh, step
+
+
 def test_assumed_pod_survives_an_older_unassigned_event() -> None:
     cache = ClusterCache()
     cache.upsert_node(make_node("n1", cpu="4"))
@@ -385,3 +427,87 @@ def test_a_malformed_version_of_a_held_pod_is_reported_not_matched() -> None:
         with pytest.raises(RecordError):
             cache.upsert_pod(bad)
     assert cache.get_pod("uid-a") is not None
+
+
+# ---- node versions that change only a heartbeat ----------------------------------------------------------------
+
+
+def _reporting_node(name: str = "n1", version: str = "1", heartbeat: str = "2026-11-26T10:00:00Z") -> dict:
+    """A node as a kubelet reports it: conditions with their heartbeat time, managed fields with the write's
+    time."""
+    raw = make_node(name, labels={"topology.kubernetes.io/zone": "z1"}, images=[(["nginx:1"], 100)],
+                    resource_version=version)
+    raw["metadata"]["uid"] = f"uid-{name}"
+    raw["metadata"]["managedFields"] = [{"manager": "kubelet", "operation": "Update", "time": heartbeat}]
+    raw["status"]["conditions"] = [
+        {"type": kind, "status": status, "reason": f"Kubelet{kind}", "lastHeartbeatTime": heartbeat,
+         "lastTransitionTime": "2026-11-20T00:00:00Z"}
+        for kind, status in (("Ready", "True"), ("MemoryPressure", "False"))]
+    return raw
+
+
+def test_a_heartbeat_leaves_the_node_as_it_was() -> None:
+    """A kubelet's periodic report (new heartbeat times, version and managed fields) keeps the record, which takes
+    the new object, and changes no node for the next snapshot: the NodeInfo keeps its generation."""
+    cache = ClusterCache()
+    cache.upsert_node(_reporting_node())
+    cache.upsert_pod(make_pod("a", node="n1", uid="uid-a"))
+    before = cache.snapshot().get("n1")
+    assert before is not None
+    record, generation = before.node, before.generation
+    beat = _reporting_node(version="2", heartbeat="2026-11-26T10:05:00Z")
+    assert cache.upsert_node(beat) is record
+    after = cache.snapshot().get("n1")
+    assert after is before and after.generation == generation and after.node is record
+    assert record.raw is beat and record.resource_version == "2"
+
+
+@pytest.mark.parametrize("change", [
+    "condition status", "condition added", "transition time", "label", "annotation", "taint", "unschedulable",
+    "allocatable", "images", "declared features", "uid",
+])
+def test_any_other_change_of_a_node_is_a_new_node(change: str) -> None:
+    """Everything but a heartbeat is taken in full: a new record, a new generation (the snapshot copies the node)."""
+    cache = ClusterCache()
+    cache.upsert_node(_reporting_node())
+    before = cache.snapshot().get("n1")
+    assert before is not None
+    new = _reporting_node(version="2", heartbeat="2026-11-26T10:05:00Z")
+    meta, spec, status = new["metadata"], new["spec"], new["status"]
+    if change == "condition status":
+        status["conditions"][1]["status"] = "True"
+    elif change == "condition added":
+        status["conditions"].append({"type": "DiskPressure", "status": "False"})
+    elif change == "transition time":
+        status["conditions"][0]["lastTransitionTime"] = "2026-11-26T10:05:00Z"
+    elif change == "label":
+        meta["labels"]["pool"] = "gpu"
+    elif change == "annotation":
+        meta["annotations"] = {"scheduler.alpha.kubernetes.io/preferAvoidPods": "{}"}
+    elif change == "taint":
+        spec["taints"] = [{"key": "k", "value": "v", "effect": "NoSchedule"}]
+    elif change == "unschedulable":
+        spec["unschedulable"] = True
+    elif change == "allocatable":
+        status["allocatable"]["cpu"] = "3"
+    elif change == "images":
+        status["images"].append({"names": ["redis:7"], "sizeBytes": 50})
+    elif change == "declared features":
+        status["declaredFeatures"] = ["InPlacePodVerticalScaling"]
+    else:
+        meta["uid"] = "uid-n1-recreated"
+    record = cache.upsert_node(new)
+    assert record is not before.node
+    after = cache.snapshot().get("n1")
+    assert after is not None and after.node is record and after.generation != before.generation
+
+
+def test_a_malformed_node_version_is_still_refused() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(_reporting_node())
+    broken = _reporting_node(version="2")
+    broken["status"]["allocatable"]["cpu"] = "lots"
+    with pytest.raises(RecordError, match="allocatable"):
+        cache.upsert_node(broken)
+    with pytest.raises(RecordError):
+        cache.upsert_node({"metadata": {"name": {"not": "a name"}}})
