@@ -165,7 +165,7 @@ class ClusterIndex:
     """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
     label set (``groups``, read for the incoming pod's terms; see the comment above)."""
 
-    __slots__ = ("_columns", "_nodes", "anti_terms", "groups", "score_terms")
+    __slots__ = ("_anti_views", "_columns", "_nodes", "anti_terms", "groups", "score_terms")
 
     def __init__(self, groups: PodGroups | None = None) -> None:
         self.groups = groups if groups is not None else PodGroups()
@@ -173,6 +173,9 @@ class ClusterIndex:
         self._columns: NodeColumns | None = None  # the columns of the last sync
         # existing required anti-affinity term -> topology value -> count
         self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}
+        # the same counts over the synced columns' label codes, made when a pod first meets the term and kept
+        # until the term's counts or the columns change (Filter then reads them with one gather)
+        self._anti_views: dict[AffinityTerm, LabelCounts] = {}
         # (kind, existing scoring term) -> topology value -> count
         self.score_terms: dict[tuple[int, AffinityTerm], dict[str, int]] = {}
 
@@ -185,11 +188,14 @@ class ClusterIndex:
         """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
         comparing the batch's generation column with the generations the index last saw in those rows."""
         self.groups.sync(every, complete=True)
+        if self._columns is not every.columns:
+            self._anti_views.clear()
         self._columns = every.columns
         self._nodes.sync(every, complete=True)
 
     def _apply(self, _name: str, entry: _NodeEntry, sign: int) -> None:
         for (term, value), count in entry.anti_terms.items():
+            self._anti_views.pop(term, None)
             by_value = self.anti_terms.setdefault(term, {})
             _bump(by_value, value, sign * count)
             if not by_value:
@@ -210,17 +216,30 @@ class ClusterIndex:
 
     def existing_anti_affinity_counts(self, pod: PodRecord, ns_labels: Mapping[str, str] | None) -> Counts:
         """getExistingAntiAffinityCounts: per topology pair, existing required anti-affinity terms matching the pod."""
-        counts: dict[str, dict[str, int]] = {}
+        counts: dict[str, LabelCounts] = {}
         namespace, labels = pod.namespace, pod.labels
-        for term, by_value in self.anti_terms.items():
+        for term in self.anti_terms:
             if term.matches(namespace, labels, ns_labels):
+                view = self._anti_view(term)
                 into = counts.get(term.topology_key)
-                if into is None:
-                    counts[term.topology_key] = dict(by_value)  # the usual case: one term per key, copied whole
-                else:
-                    for value, count in by_value.items():
-                        into[value] = into.get(value, 0) + count
+                counts[term.topology_key] = view if into is None else view.plus(into)
         return counts
+
+    def _anti_view(self, term: AffinityTerm) -> LabelCounts:
+        """An existing term's counts by topology value, over the synced columns' codes of its key."""
+        view = self._anti_views.get(term)
+        if view is None:
+            columns = self._columns
+            assert columns is not None, "sync first"
+            key = term.topology_key
+            known = columns._label_codes.get(key, {})
+            table = np.zeros(len(columns.label_values.get(key, ())), np.int64)
+            for value, count in self.anti_terms[term].items():
+                code = known.get(value)  # always there: the value is a synced node's label
+                if code is not None:
+                    table[code] += count
+            view = self._anti_views[term] = LabelCounts(columns, key, table)
+        return view
 
     def incoming_affinity_counts(self, affinity_terms: Sequence[AffinityTerm],
                                  anti_affinity_terms: Sequence[AffinityTerm]) -> tuple[Counts, Counts]:
