@@ -1,0 +1,155 @@
+"""What the engine spends per scheduled pod, in process: kube-scheduler's loop without HTTP (issue 22).
+
+    python -m bench.engine_loop                                   # this checkout, 500 nodes, two runs
+    python -m bench.engine_loop --before /tmp/before              # and another checkout, interleaved
+    python -m bench.engine_loop --nodes 5000 --pods 600           # 5000 nodes: 500 names per request
+
+Every pod of a workload goes through the same steps in the service, and this runs them in one thread, as the
+engine thread does: the pod's creation arrives on the Pod watch (decoded by the pod codec, applied to the
+cache); kube-scheduler sends filter with the nodes its own plugins passed (a window of ``--names`` node names
+moving round the cluster: 230 at 500 nodes, 500 at 5000, as percentageOfNodesToScore picks them) and then
+prioritize with filter's answer; bind (the verb's own steps, with the static cluster's binder, which posts
+nothing) assumes the pod on the best node and finishes the binding; last, the watch brings the bound pod back
+with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does. The
+cluster is bench/cluster.py's (30 pods per node), the pods the bench's ``--template`` (plain by default).
+
+Figures per pod, medians over blocks of 50 pods: the CPU time of the thread for all of it (``time.thread_time``
+around each block), and each step's share timed with ``time.perf_counter`` (which costs no system call, so the
+steps' sum stays close to the CPU time on an idle machine). Each side is a fresh process importing ``extender``
+from its checkout; the inputs are written once by this checkout. Sides take turns within each run, the order
+alternating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BLOCK = 50
+WARM = 50  # pods through the loop before timing (the first builds the template's state)
+STEPS = ("watch: created", "filter", "prioritize", "bind", "watch: bound")
+
+
+def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int) -> None:
+    """The cluster dump and the loop's parameters, into ``folder``."""
+    from bench.cluster import generate, incoming_pods
+
+    objects = generate(nodes)
+    (folder / "cluster.json").write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    pod = {k: v for k, v in incoming_pods()[template].items() if k != "status"}
+    zones = {o["metadata"]["name"]: {k: v for k, v in o["metadata"].get("labels", {}).items()
+                                     if k in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")}
+             for o in objects if o["kind"] == "Node"}
+    (folder / "loop.json").write_bytes(orjson.dumps({"pod": pod, "pods": pods, "names": names, "zones": zones}))
+
+
+def worker(folder: Path) -> dict[str, Any]:
+    """One side: load the cluster, run the pods through the loop, time it."""
+    import extender
+    from extender.cli import build_scheduler
+    from extender.cluster.columns import NodeNames
+    from extender.kubeapi.podcodec import decode_pod_event
+
+    scheduler, _ = build_scheduler(str(folder / "cluster.json"), None)
+    if hasattr(scheduler, "warm_up"):
+        scheduler.warm_up()
+    cache = scheduler.cache
+    loop = orjson.loads((folder / "loop.json").read_bytes())
+    template, zones, window = loop["pod"], loop["zones"], loop["names"]
+    nodes = cache.node_names()
+    version = 10**9
+
+    def event(kind: str, pod: dict[str, Any]) -> bytes:
+        nonlocal version
+        version += 1
+        pod["metadata"]["resourceVersion"] = str(version)
+        return orjson.dumps({"type": kind, "object": pod})
+
+    steps = [0.0] * len(STEPS)
+    bind_loop = asyncio.new_event_loop()  # bind is a coroutine (its Binding POST is awaited; here nowhere)
+
+    def one(i: int) -> None:
+        pod = copy.deepcopy(template)
+        name, uid = f"loop-{i}", f"uid-loop-{i}"
+        pod["metadata"].update(name=name, uid=uid)
+        created = event("ADDED", pod)
+        start = i * 7919 % len(nodes)  # a window moving round the cluster in a scattered order
+        names = (nodes[start:] + nodes[:start])[:window]
+        names_in = NodeNames(names, orjson.dumps(names))
+        t0 = time.perf_counter()
+        raw = decode_pod_event(created)["object"]
+        cache.apply(raw)
+        t1 = time.perf_counter()
+        answer = scheduler.filter(None, raw, names_in, None)
+        t2 = time.perf_counter()
+        # kube-scheduler sends filter's answer back as the same text; the HTTP layer decodes it to these names.
+        passed = NodeNames(list(answer.passed), answer.passed.text)
+        scores = scheduler.prioritize(None, raw, passed, None)
+        t3 = time.perf_counter()
+        best = max(scores, key=lambda pair: pair[1])[0]
+        bind_loop.run_until_complete(scheduler.bind(raw["metadata"]["namespace"], name, uid, best))
+        t4 = time.perf_counter()
+        bound = copy.deepcopy(pod)
+        bound["spec"]["nodeName"] = best
+        bound["metadata"]["labels"] = {**bound["metadata"]["labels"], **zones.get(best, {})}
+        confirmed = event("MODIFIED", bound)
+        t5 = time.perf_counter()
+        cache.apply(decode_pod_event(confirmed)["object"])
+        t6 = time.perf_counter()
+        for k, spent in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5)):
+            steps[k] += spent
+
+    for i in range(WARM):
+        one(-1 - i)
+    per_pod: list[float] = []
+    per_step: list[list[float]] = [[] for _ in STEPS]
+    for block in range(loop["pods"] // BLOCK):
+        steps[:] = [0.0] * len(STEPS)
+        began = time.thread_time()
+        for i in range(block * BLOCK, (block + 1) * BLOCK):
+            one(i)
+        per_pod.append((time.thread_time() - began) / BLOCK)
+        for k, spent in enumerate(steps):
+            per_step[k].append(spent / BLOCK)
+    return {"extender": str(Path(extender.__file__).resolve().parents[1]),
+            "cpu_per_pod_ms": 1e3 * statistics.median(per_pod),
+            "steps_ms": {label: 1e3 * statistics.median(values) for label, values in zip(STEPS, per_step,
+                                                                                          strict=True)}}
+
+
+def main() -> None:
+    from bench import checkouts  # not at the top: a worker may run with another checkout's bench
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    checkouts.add_arguments(parser)
+    parser.add_argument("--nodes", type=int, default=500)
+    parser.add_argument("--names", type=int, help="names per filter (default: 230 at 500 nodes, else 500)")
+    parser.add_argument("--pods", type=int, default=1000, help="pods timed per side and run")
+    parser.add_argument("--template", default="plain",
+                        help="the incoming pod: plain, affinity+tolerations, anti-affinity or spread")
+    args = parser.parse_args()
+    names = args.names or (230 if args.nodes <= 500 else 500)
+    sides = checkouts.sides(args.before)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_inputs(folder, args.nodes, args.template, max(args.pods, BLOCK), min(names, args.nodes))
+        for run in range(args.runs):
+            for label, tree in sides if run % 2 == 0 else sides[::-1]:
+                # The worker imports nothing from bench: its checkout's extender alone.
+                figures = checkouts.run_worker(__file__, tree, folder, with_bench=False)
+                steps = ", ".join(f"{step} {ms:.3f}" for step, ms in figures["steps_ms"].items())
+                print(f"run {run + 1}, {label} ({figures['extender']}): {figures['cpu_per_pod_ms']:.3f} ms of CPU per "
+                      f"pod; by step (ms): {steps}; load {os.getloadavg()[0]:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
