@@ -504,16 +504,23 @@ class NodeContributions(Generic[T]):
     lacks are taken out. Kept by name, so that reading other columns redoes only the nodes that differ there.
     """
 
-    __slots__ = ("_apply", "_synced", "_take", "held")
+    __slots__ = ("_apply", "_complete", "_synced", "_take", "held")
 
     def __init__(self, take: Callable[[NodeInfo], T], apply: Callable[[str, T, int], None]) -> None:
         self._take = take
         self._apply = apply
         self._synced = RowGenerations()
         self.held: dict[str, tuple[int, T]] = {}  # node name -> (its generation then, its contribution)
+        # The batch of the last sync, when it was complete and nothing was synced since: a batch's nodes never
+        # change (a snapshot's batch of every node is made again at each refresh), so syncing it again, as
+        # prioritize does after filter, finds nothing to do.
+        self._complete: NodeBatch | None = None
 
     def sync(self, batch: NodeBatch, *, complete: bool = False) -> None:
         """Bring the batch's changed nodes in (and, ``complete``, the nodes it lacks out)."""
+        if complete and batch is self._complete:
+            return
+        self._complete = None
         self._synced.follow(batch.columns)
         rows, infos, held = batch.rows, batch.columns.infos, self.held
         for i in self._synced.stale(batch).tolist():
@@ -532,6 +539,8 @@ class NodeContributions(Generic[T]):
             present = {info.name for info in batch.nodes}
             for name in [name for name in held if name not in present]:
                 self._apply(name, held.pop(name)[1], -1)
+        if complete:
+            self._complete = batch
 
 
 def trunc_div(numerator: Int64Array, denominator: Int64Array | int) -> Int64Array:
