@@ -22,6 +22,7 @@ from extender.cluster.columns import (
     trunc_div,
 )
 from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import PodRecord
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
           [{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]]
@@ -254,3 +255,25 @@ def test_node_contributions_redo_changed_nodes_only_and_take_missing_ones_out_of
     assert applied == [] and set(index.held) == {"n0", "n1", "n2"}
     index.sync(snapshot.all_nodes(), complete=True)
     assert applied == [("n2", 0, -1)] and set(index.held) == {"n0", "n1"}
+
+
+def test_node_contributions_sync_the_last_complete_batch_again_only_after_another_batch() -> None:
+    """Syncing the same complete batch twice in a row changes nothing; once another batch was synced (a what-if
+    copy of a node with a pod more), the first batch's nodes are compared again and put back."""
+    cache = ClusterCache()
+    for i in range(2):
+        cache.upsert_node(make_node(f"n{i}"))
+    applied: list[tuple[str, int, int]] = []
+    index = NodeContributions(lambda info: len(info.pods), lambda name, pods, sign: applied.append((name, pods, sign)))
+    every = cache.snapshot().all_nodes()
+    index.sync(every, complete=True)
+    index.sync(every, complete=True)
+    assert sorted(applied) == [("n0", 0, 1), ("n1", 0, 1)]
+    applied.clear()
+    copy = every.nodes[1].clone()
+    copy.add_pod(PodRecord(make_pod("what-if", node="n1", uid="u-what-if")))
+    index.sync(NodeBatch.of([copy], NodeColumns.of([copy])))
+    assert applied == [("n1", 0, -1), ("n1", 1, 1)]
+    applied.clear()
+    index.sync(every, complete=True)
+    assert applied == [("n1", 1, -1), ("n1", 0, 1)]
