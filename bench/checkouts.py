@@ -1,10 +1,12 @@
 """In-process benchmarks that set this checkout against another: each side a fresh process importing its own
-``extender``, the sides taking turns (bench.first_request, bench.status_churn).
+``extender``, the sides taking turns (bench.first_request, bench.status_churn, bench.node_churn,
+bench.engine_loop).
 
 A script adds the common arguments (:func:`add_arguments`) and defines ``worker(inputs: Path) -> dict``, which
 measures one side in process; :func:`run_worker` loads the script in a fresh interpreter with a checkout first
-on the path and calls its ``worker``. Such a script imports nothing from ``bench`` at its top (the checkout
-measured may have a ``bench`` of its own, without this module).
+on the path and calls its ``worker``, and :func:`compare` runs the sides in turn and prints a line for each.
+Such a script imports nothing from ``bench`` at its top (the checkout measured may have a ``bench`` of its own,
+without this module).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +52,17 @@ def run_worker(script: str, tree: Path, inputs: Path, *, with_bench: bool) -> di
                           capture_output=True, check=True)
     figures: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
     return figures
+
+
+def compare(script: str, before: Path | None, runs: int, inputs: Path, describe: Callable[[dict[str, Any]], str], *,
+            with_bench: bool = False, side: Callable[[Path, Path], dict[str, Any]] | None = None) -> None:
+    """``runs`` runs of this checkout and ``before`` (when given), the sides in turn and the order alternating
+    from run to run: each side's figures from ``script``'s worker (or from ``side(tree, inputs)``), printed as
+    ``describe(figures)`` with the run, the side, its checkout and the machine's load."""
+    both = sides(before)
+    for run in range(runs):
+        for label, tree in both if run % 2 == 0 else both[::-1]:
+            figures = side(tree, inputs) if side is not None else run_worker(script, tree, inputs,
+                                                                              with_bench=with_bench)
+            print(f"run {run + 1}, {label} ({figures['extender']}): {describe(figures)}; "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)

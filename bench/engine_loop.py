@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
-import os
 import statistics
 import tempfile
 import time
@@ -138,18 +137,16 @@ def main() -> None:
                         help="the incoming pod: plain, affinity+tolerations, anti-affinity or spread")
     args = parser.parse_args()
     names = args.names or (230 if args.nodes <= 500 else 500)
-    sides = checkouts.sides(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_inputs(folder, args.nodes, args.template, max(args.pods, BLOCK), min(names, args.nodes))
-        for run in range(args.runs):
-            for label, tree in sides if run % 2 == 0 else sides[::-1]:
-                # The worker imports nothing from bench: its checkout's extender alone.
-                figures = checkouts.run_worker(__file__, tree, folder, with_bench=False)
-                steps = ", ".join(f"{step} {ms:.3f}" for step, ms in figures["steps_ms"].items())
-                print(f"run {run + 1}, {label} ({figures['extender']}): {figures['cpu_per_pod_ms']:.3f} ms of CPU per "
-                      f"pod; by step (ms): {steps}; load {os.getloadavg()[0]:.1f}", flush=True)
 
+        def describe(figures: dict[str, Any]) -> str:
+            steps = ", ".join(f"{step} {ms:.3f}" for step, ms in figures["steps_ms"].items())
+            return f"{figures['cpu_per_pod_ms']:.3f} ms of CPU per pod; by step (ms): {steps}"
+
+        # The worker imports nothing from bench: its checkout's extender alone.
+        checkouts.compare(__file__, args.before, args.runs, folder, describe)
 
 if __name__ == "__main__":
     main()

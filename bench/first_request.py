@@ -134,24 +134,18 @@ def main() -> None:
     args = parser.parse_args()
     from bench.cluster import generate, incoming_pods
 
-    sides = checkouts.sides(args.before)
+    def describe(figures: dict[str, Any]) -> str:
+        ratios = ", ".join(f"{kind} {k['first_ms']:.1f}/{k['steady_p50_ms']:.1f} ms "
+                           f"({k['first_ms'] / k['steady_p50_ms']:.1f}x)" for kind, k in figures["kinds"].items())
+        before = "ready after" if args.http else "warm-up"
+        return f"{before} {figures['warm_up_ms']:.0f} ms; first/steady p50: {ratios}"
+
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "cluster.json"
         items = generate(args.nodes) + list(incoming_pods().values())
         dump.write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-        for run in range(args.runs):
-            order = sides if run % 2 == 0 else sides[::-1]
-            for label, tree in order:
-                figures = http_side(tree, dump) if args.http \
-                    else checkouts.run_worker(__file__, tree, dump, with_bench=True)
-                load = os.getloadavg()[0]
-                ratios = ", ".join(f"{kind} {k['first_ms']:.1f}/{k['steady_p50_ms']:.1f} ms "
-                                   f"({k['first_ms'] / k['steady_p50_ms']:.1f}x)"
-                                   for kind, k in figures["kinds"].items())
-                before = "ready after" if args.http else "warm-up"
-                print(f"run {run + 1}, {label} ({figures['extender']}): {before} {figures['warm_up_ms']:.0f} ms; "
-                      f"first/steady p50: {ratios}; load {load:.1f}", flush=True)
-
+        checkouts.compare(__file__, args.before, args.runs, dump, describe, with_bench=True,
+                          side=http_side if args.http else None)
 
 if __name__ == "__main__":
     main()

@@ -13,18 +13,15 @@ applied as the service's Node watch does, and after each block one filter + prio
 over 500 node names (kube-scheduler's percentageOfNodesToScore at 5000 nodes) and ImageLocality's counts with
 it, as the next scheduling cycle would. Times are the CPU time of the calling thread (``time.thread_time``);
 the figures are medians over the blocks: per heartbeat, and per request after a block. Each side is a fresh
-process importing ``extender`` from its checkout; the inputs are written once by this checkout. Sides take
-turns within each run, the order alternating.
+process importing ``extender`` from its checkout, running bench.status_churn's worker on the inputs written
+here once by this checkout. Sides take turns within each run, the order alternating.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import os
-import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -48,73 +45,34 @@ def _reported(node: dict[str, Any], beat: int) -> dict[str, Any]:
 
 
 def write_inputs(folder: Path, nodes: int, block: int) -> None:
-    """The cluster dump (nodes as a kubelet writes them), the heartbeat events, the incoming pod."""
-    from bench.cluster import generate, incoming_pods
+    """The cluster dump (nodes as a kubelet writes them), the heartbeat events, the incoming pod, for
+    bench.status_churn's worker."""
+    from bench.cluster import generate
+    from bench.status_churn import write_incoming
 
     objects = [_reported(o, 0) if o["kind"] == "Node" else o for o in generate(nodes)]
     (folder / "cluster.json").write_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     node_objects = [o for o in objects if o["kind"] == "Node"]
     events = [orjson.dumps({"type": "MODIFIED", "object": _reported(node_objects[i % len(node_objects)], 1 + i)})
               for i in range(BLOCKS * block)]
-    (folder / "heartbeats").write_bytes(b"\n".join(events))
-    (folder / "block").write_text(str(block))
-    incoming = {k: v for k, v in incoming_pods()["plain"].items() if k != "status"}
-    (folder / "incoming.json").write_bytes(orjson.dumps(incoming))
-
-
-def worker(folder: Path) -> dict[str, Any]:
-    """One side: load, then the heartbeats in blocks, each followed by a request; time them."""
-    import extender
-    from extender.cli import build_scheduler
-
-    scheduler, _ = build_scheduler(str(folder / "cluster.json"), None)
-    if hasattr(scheduler, "warm_up"):
-        scheduler.warm_up()
-    cache = scheduler.cache
-    names = cache.node_names()
-    incoming = orjson.loads((folder / "incoming.json").read_bytes())
-    lines = (folder / "heartbeats").read_bytes().split(b"\n")
-    block = int((folder / "block").read_text())
-    per_event, per_request = [], []
-    for index in range(len(lines) // block):
-        began = time.thread_time()
-        for line in lines[index * block:(index + 1) * block]:
-            cache.apply(orjson.loads(line)["object"])
-        applied = time.thread_time()
-        pod = copy.deepcopy(incoming)
-        pod["metadata"] = {**pod["metadata"], "name": f"incoming-{index}", "uid": f"uid-incoming-{index}",
-                           "resourceVersion": "1"}
-        start = index * 7919 % len(names)
-        window = (names[start:] + names[:start])[:CANDIDATES]
-        answer = scheduler.filter(None, pod, window, None)
-        scheduler.prioritize(None, pod, answer.passed, None)
-        per_event.append((applied - began) / block)
-        per_request.append(time.thread_time() - applied)
-    return {"extender": str(Path(extender.__file__).resolve().parents[1]),
-            "heartbeat_us": 1e6 * statistics.median(per_event),
-            "request_after_block_ms": 1e3 * statistics.median(per_request)}
+    (folder / "events").write_bytes(b"\n".join(events))
+    write_incoming(folder, block=block, candidates=min(CANDIDATES, nodes), pods=False)
 
 
 def main() -> None:
-    from bench import checkouts  # not at the top: a worker may run with another checkout's bench
+    from bench import checkouts, status_churn  # not at the top: a worker may run with another checkout's bench
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     checkouts.add_arguments(parser)
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--block", type=int, default=17, help="heartbeats between two requests")
     args = parser.parse_args()
-    sides = checkouts.sides(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_inputs(folder, args.nodes, args.block)
-        for run in range(args.runs):
-            for label, tree in sides if run % 2 == 0 else sides[::-1]:
-                # The worker imports nothing from bench: its checkout's extender alone.
-                figures = checkouts.run_worker(__file__, tree, folder, with_bench=False)
-                print(f"run {run + 1}, {label} ({figures['extender']}): {figures['heartbeat_us']:.1f} us per "
-                      f"heartbeat, filter + prioritize after {args.block} of them "
-                      f"{figures['request_after_block_ms']:.2f} ms; load {os.getloadavg()[0]:.1f}", flush=True)
-
+        checkouts.compare(status_churn.__file__, args.before, args.runs, folder, lambda figures: (
+            f"{figures['event_us']:.1f} us per heartbeat, filter + prioritize after {args.block} of them "
+            f"{figures['request_after_block_ms']:.2f} ms"))
 
 if __name__ == "__main__":
     main()

@@ -14,13 +14,17 @@ sends at 500 nodes), as the next scheduling cycle would. Times are the CPU time 
 (``time.thread_time``); the figures are medians over the blocks: per status update, and per request after a
 block. Each side is a fresh process importing ``extender`` from its checkout; the events are written once by
 this checkout, so both sides apply the same bytes. Sides take turns within each run, the order alternating.
+
+The worker times any such churn written into its folder (bench.node_churn writes kubelets' node heartbeats):
+``cluster.json``, the events applied before timing (``setup``) and those timed (``events``, one JSON event per
+line as a watch sends them), the incoming pod, and ``churn.json`` (events per block, names per request, and
+whether the events are pods, decoded by the pod codec, or other objects, decoded whole).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import os
 import statistics
 import tempfile
 import time
@@ -37,8 +41,8 @@ CANDIDATES = 230  # names per filter: kube-scheduler's percentageOfNodesToScore 
 
 
 def write_inputs(folder: Path) -> None:
-    """The cluster dump, the pods' events (their first status as ADDED, then the updates as MODIFIED, one JSON
-    event per line as a watch sends them) and the incoming pod, into ``folder``."""
+    """The cluster dump, the pods' events (their first status as ADDED, then the updates as MODIFIED) and the
+    incoming pod, into ``folder``."""
     from bench.cluster import generate, incoming_pods
     from bench.watch_cpu import kubelet_status
 
@@ -57,11 +61,19 @@ def write_inputs(folder: Path) -> None:
         pod["status"] = kubelet_status(pod, update)["status"]
         return orjson.dumps({"type": kind, "object": pod})
 
-    (folder / "added").write_bytes(b"\n".join(event("ADDED", i, 0) for i in range(PODS)))
-    (folder / "modified").write_bytes(b"\n".join(event("MODIFIED", i, update) for update in range(1, 1 + UPDATES)
-                                                 for i in range(PODS)))
-    incoming = {k: v for k, v in template.items() if k != "status"}
+    (folder / "setup").write_bytes(b"\n".join(event("ADDED", i, 0) for i in range(PODS)))
+    (folder / "events").write_bytes(b"\n".join(event("MODIFIED", i, update) for update in range(1, 1 + UPDATES)
+                                               for i in range(PODS)))
+    write_incoming(folder, block=BLOCK, candidates=CANDIDATES, pods=True)
+
+
+def write_incoming(folder: Path, *, block: int, candidates: int, pods: bool) -> None:
+    """The incoming pod and the churn's parameters (``pods``: the events are pods, for the pod codec)."""
+    from bench.cluster import incoming_pods
+
+    incoming = {k: v for k, v in incoming_pods()["plain"].items() if k != "status"}
     (folder / "incoming.json").write_bytes(orjson.dumps(incoming))
+    (folder / "churn.json").write_bytes(orjson.dumps({"block": block, "candidates": candidates, "pods": pods}))
 
 
 def worker(folder: Path) -> dict[str, Any]:
@@ -73,29 +85,33 @@ def worker(folder: Path) -> dict[str, Any]:
     scheduler, _ = build_scheduler(str(folder / "cluster.json"), None)
     if hasattr(scheduler, "warm_up"):
         scheduler.warm_up()
+    churn = orjson.loads((folder / "churn.json").read_bytes())
+    decode = decode_pod_event if churn["pods"] else orjson.loads
+    block, candidates = churn["block"], churn["candidates"]
     cache = scheduler.cache
-    for line in (folder / "added").read_bytes().split(b"\n"):
-        cache.apply(decode_pod_event(line)["object"])
-    names = [f"node-{i:05d}" for i in range(NODES)]
+    setup = (folder / "setup").read_bytes() if (folder / "setup").exists() else b""
+    for line in setup.split(b"\n") if setup else []:
+        cache.apply(decode(line)["object"])
+    names = cache.node_names()
     incoming = orjson.loads((folder / "incoming.json").read_bytes())
-    lines = (folder / "modified").read_bytes().split(b"\n")
+    lines = (folder / "events").read_bytes().split(b"\n")
     per_event, per_request = [], []
-    for block in range(len(lines) // BLOCK):
+    for index in range(len(lines) // block):
         began = time.thread_time()
-        for line in lines[block * BLOCK:(block + 1) * BLOCK]:
-            cache.apply(decode_pod_event(line)["object"])
+        for line in lines[index * block:(index + 1) * block]:
+            cache.apply(decode(line)["object"])
         applied = time.thread_time()
         pod = copy.deepcopy(incoming)
-        pod["metadata"] = {**pod["metadata"], "name": f"incoming-{block}", "uid": f"uid-incoming-{block}",
+        pod["metadata"] = {**pod["metadata"], "name": f"incoming-{index}", "uid": f"uid-incoming-{index}",
                            "resourceVersion": "1"}
-        start = block * CANDIDATES % NODES
-        window = (names[start:] + names[:start])[:CANDIDATES]
+        start = index * candidates % len(names)
+        window = (names[start:] + names[:start])[:candidates]
         answer = scheduler.filter(None, pod, window, None)
         scheduler.prioritize(None, pod, answer.passed, None)
-        per_event.append((applied - began) / BLOCK)
+        per_event.append((applied - began) / block)
         per_request.append(time.thread_time() - applied)
     return {"extender": str(Path(extender.__file__).resolve().parents[1]),
-            "status_update_us": 1e6 * statistics.median(per_event),
+            "event_us": 1e6 * statistics.median(per_event),
             "request_after_block_ms": 1e3 * statistics.median(per_request)}
 
 
@@ -105,18 +121,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     checkouts.add_arguments(parser)
     args = parser.parse_args()
-    sides = checkouts.sides(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_inputs(folder)
-        for run in range(args.runs):
-            for label, tree in sides if run % 2 == 0 else sides[::-1]:
-                # The worker imports nothing from bench: its checkout's extender alone.
-                figures = checkouts.run_worker(__file__, tree, folder, with_bench=False)
-                print(f"run {run + 1}, {label} ({figures['extender']}): {figures['status_update_us']:.1f} us per "
-                      f"status update, filter + prioritize after {BLOCK} of them "
-                      f"{figures['request_after_block_ms']:.2f} ms; load {os.getloadavg()[0]:.1f}", flush=True)
-
+        # The worker imports nothing from bench: its checkout's extender alone.
+        checkouts.compare(__file__, args.before, args.runs, folder, lambda figures: (
+            f"{figures['event_us']:.1f} us per status update, filter + prioritize after {BLOCK} of them "
+            f"{figures['request_after_block_ms']:.2f} ms"))
 
 if __name__ == "__main__":
     main()

@@ -1,11 +1,11 @@
-"""bench.engine_loop and bench.node_churn measure what they say: the events they feed are the ones they describe,
-and a side's worker runs them through this checkout's engine on a small cluster."""
+"""bench.engine_loop, bench.node_churn and bench.status_churn measure what they say: the events they feed are the
+ones they describe, and a side's worker runs them through this checkout's engine on a small cluster."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bench import engine_loop, node_churn
+from bench import engine_loop, node_churn, status_churn
 from bench.cluster import generate
 from extender.cluster.cache import ClusterCache, same_but_heartbeat
 
@@ -20,11 +20,11 @@ def test_node_churn_feeds_heartbeats_that_change_nothing_the_scheduler_reads() -
     assert cache.upsert_node(second) is record
 
 
-def test_node_churn_worker_times_heartbeats_and_requests(tmp_path: Path) -> None:
+def test_the_churn_worker_times_heartbeats_and_requests(tmp_path: Path) -> None:
     node_churn.write_inputs(tmp_path, nodes=30, block=2)
-    figures = node_churn.worker(tmp_path)
+    figures = status_churn.worker(tmp_path)
     assert figures["extender"] == str(Path(__file__).resolve().parents[2])
-    assert figures["heartbeat_us"] > 0 and figures["request_after_block_ms"] > 0
+    assert figures["event_us"] > 0 and figures["request_after_block_ms"] > 0
 
 
 def test_engine_loop_worker_schedules_every_pod(tmp_path: Path) -> None:
