@@ -61,54 +61,41 @@ class _PodState:
 
 def same_but_version(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two versions of an object are equal in everything but metadata.resourceVersion."""
-    if held.keys() != new.keys():
-        return False
-    for field, value in new.items():
-        before = held[field]
-        if field != "metadata":
-            if before != value:
-                return False
-        elif not _equal_but(before, value, _VERSION):
-            return False
-    return True
+    return equal_but(held, new, _VERSION)
 
 
 def same_but_heartbeat(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two versions of a Node are equal in everything but what a kubelet's periodic status report
     changes and no scheduler reads: metadata.resourceVersion and managedFields (the writers' bookkeeping, with
     the time of each write), and each condition's lastHeartbeatTime."""
-    if held.keys() != new.keys():
+    return equal_but(held, new, _HEARTBEAT)
+
+
+#: What equal_but leaves out: for each key of a mapping, None (its value is not compared), a rule for its own
+#: value (a mapping), or a rule for each item of its list (a 1-tuple).
+Ignored = Mapping[str, Any]
+_VERSION: Ignored = {"metadata": {"resourceVersion": None}}
+_HEARTBEAT: Ignored = {"metadata": {"resourceVersion": None, "managedFields": None},
+                       "status": {"conditions": ({"lastHeartbeatTime": None},)}}
+_COMPARED = object()
+
+
+def equal_but(held: Any, new: Any, ignored: Ignored | tuple[Ignored]) -> bool:
+    """Two JSON values equal in everything but what ``ignored`` leaves out (see Ignored): mappings with the same
+    keys, or lists of the same length item by item, where a rule applies."""
+    if isinstance(ignored, tuple):
+        return isinstance(held, list) and isinstance(new, list) and len(held) == len(new) \
+            and all(equal_but(a, b, ignored[0]) for a, b in zip(held, new, strict=True))
+    if not (isinstance(held, Mapping) and isinstance(new, Mapping) and held.keys() == new.keys()):
         return False
-    for field, value in new.items():
-        before = held[field]
-        if field == "metadata":
-            if not _equal_but(before, value, _VERSION_AND_MANAGED_FIELDS):
+    for key, value in new.items():
+        rule = ignored.get(key, _COMPARED)
+        if rule is _COMPARED:
+            if held[key] != value:
                 return False
-        elif field == "status":
-            if not (isinstance(before, Mapping) and isinstance(value, Mapping) and before.keys() == value.keys()):
-                return False
-            for part, now in value.items():
-                then = before[part]
-                if part != "conditions":
-                    if then != now:
-                        return False
-                elif not (isinstance(then, list) and isinstance(now, list) and len(then) == len(now)
-                          and all(_equal_but(a, b, _HEARTBEAT) for a, b in zip(then, now, strict=True))):
-                    return False
-        elif before != value:
+        elif rule is not None and not equal_but(held[key], value, rule):
             return False
     return True
-
-
-_VERSION = frozenset({"resourceVersion"})
-_VERSION_AND_MANAGED_FIELDS = frozenset({"resourceVersion", "managedFields"})
-_HEARTBEAT = frozenset({"lastHeartbeatTime"})
-
-
-def _equal_but(before: Any, now: Any, ignored: frozenset[str]) -> bool:
-    """Two mappings with the same keys, equal in every value but those of the ``ignored`` keys."""
-    return isinstance(before, Mapping) and isinstance(now, Mapping) and before.keys() == now.keys() \
-        and all(before[k] == v for k, v in now.items() if k not in ignored)
 
 
 def source_key(obj: Mapping[str, Any], kind: str) -> str:
