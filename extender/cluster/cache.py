@@ -67,15 +67,16 @@ def same_but_version(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 def same_but_heartbeat(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two versions of a Node are equal in everything but what a kubelet's periodic status report
     changes and no scheduler reads: metadata.resourceVersion and managedFields (the writers' bookkeeping, with
-    the time of each write), and each condition's lastHeartbeatTime."""
+    the time of each write), and each condition's lastHeartbeatTime; and apiVersion, which a watch event's
+    object states and a list's items do not (a Node's is always v1)."""
     return equal_but(held, new, _HEARTBEAT)
 
 
-#: What equal_but leaves out: for each key of a mapping, None (its value is not compared), a rule for its own
-#: value (a mapping), or a rule for each item of its list (a 1-tuple).
+#: What equal_but leaves out: for each key of a mapping, None (the key may be absent on either side, and its value
+#: is not compared), a rule for its own value (a mapping), or a rule for each item of its list (a 1-tuple).
 Ignored = Mapping[str, Any]
 _VERSION: Ignored = {"metadata": {"resourceVersion": None}}
-_HEARTBEAT: Ignored = {"metadata": {"resourceVersion": None, "managedFields": None},
+_HEARTBEAT: Ignored = {"apiVersion": None, "metadata": {"resourceVersion": None, "managedFields": None},
                        "status": {"conditions": ({"lastHeartbeatTime": None},)}}
 _COMPARED = object()
 
@@ -86,8 +87,12 @@ def equal_but(held: Any, new: Any, ignored: Ignored | tuple[Ignored]) -> bool:
     if isinstance(ignored, tuple):
         return isinstance(held, list) and isinstance(new, list) and len(held) == len(new) \
             and all(equal_but(a, b, ignored[0]) for a, b in zip(held, new, strict=True))
-    if not (isinstance(held, Mapping) and isinstance(new, Mapping) and held.keys() == new.keys()):
+    if not (isinstance(held, Mapping) and isinstance(new, Mapping)):
         return False
+    if held.keys() != new.keys():
+        skipped = {key for key, rule in ignored.items() if rule is None}
+        if not skipped or held.keys() - skipped != new.keys() - skipped:
+            return False
     for key, value in new.items():
         rule = ignored.get(key, _COMPARED)
         if rule is _COMPARED:

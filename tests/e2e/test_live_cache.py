@@ -12,6 +12,7 @@ restarted on the same port) plus a second apiserver on the same etcd to write th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -253,3 +254,40 @@ def test_relist_after_compaction(spare: SpareControlPlane, live_services: LiveSe
         assert all(states[k]["relists"] >= 2 for k in kinds), states
         assert all(source.observer.restarts[k, "gone"] >= 1 for k in kinds), source.observer.restarts
         assert all(relists >= 2 for relists, _ in source.stats().values()), source.stats()
+
+
+def test_a_node_heartbeat_through_the_apiserver_leaves_the_cached_node_as_it_was(
+    control_plane: ControlPlane, kube: KubeClient, cluster: TestCluster,
+) -> None:
+    """A status report that only moves the conditions' heartbeat times, as a kubelet sends every few minutes,
+    reaches the cache through kube-apiserver (which also moves the version and the managed fields' times) and
+    leaves the node as it was: the same record, now at the new resourceVersion, and the same generation. A
+    report that changes a condition's status is a new node."""
+    name = f"{cluster.ns}-beat"[:63]
+    stored = cluster.node(name)
+
+    def held(version: str) -> tuple[object, int] | None:
+        def read() -> tuple[object, int] | None:
+            info = source.cache.node_info(name)
+            if info is None or info.node is None or info.node.resource_version != version:
+                return None
+            return info.node, info.generation
+        return source.call(read)
+
+    def report(ready: str, when: str) -> Obj:
+        conditions = [{**c, "status": ready if c["type"] == "Ready" else c["status"], "lastHeartbeatTime": when}
+                      for c in stored["status"]["conditions"]]
+        return kube.merge_patch(f"/api/v1/nodes/{name}/status", {"status": {"conditions": conditions}})
+
+    with InProcessSource(control_plane.kubeconfig) as source:
+        record, generation = poll("the node in the cache", lambda: held(stored["metadata"]["resourceVersion"]), 30)
+        time.sleep(1.1)  # the managed fields keep the write's time to the second: a later one changes them
+        beat = report("True", "2030-01-01T00:00:00Z")
+        assert beat["metadata"]["resourceVersion"] != stored["metadata"]["resourceVersion"]
+        assert beat["metadata"]["managedFields"] != stored["metadata"]["managedFields"]
+        after = poll("the heartbeat in the cache", lambda: held(beat["metadata"]["resourceVersion"]), 30)
+        assert after == (record, generation)
+        down = report("False", "2030-01-01T00:01:00Z")
+        changed, changed_generation = poll("the change in the cache",
+                                           lambda: held(down["metadata"]["resourceVersion"]), 30)
+        assert changed is not record and changed_generation != generation

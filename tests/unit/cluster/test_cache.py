@@ -450,7 +450,9 @@ def test_a_heartbeat_leaves_the_node_as_it_was() -> None:
     """A kubelet's periodic report (new heartbeat times, version and managed fields) keeps the record, which takes
     the new object, and changes no node for the next snapshot: the NodeInfo keeps its generation."""
     cache = ClusterCache()
-    cache.upsert_node(_reporting_node())
+    listed = _reporting_node()
+    del listed["apiVersion"]  # a list's items do not state it; a watch event's object does
+    cache.upsert_node(listed)
     cache.upsert_pod(make_pod("a", node="n1", uid="uid-a"))
     before = cache.snapshot().get("n1")
     assert before is not None
