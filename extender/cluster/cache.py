@@ -128,7 +128,9 @@ class ClusterCache:
         self._pending: dict[str, PodRecord] = {}
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
-        self._objects_dirty = True
+        # Kinds of _objects changed since the last snapshot: only their mappings are copied into the next one
+        # (the others stay the very mappings readers memoise by, e.g. the Service index of default spreading).
+        self._objects_dirty: set[str] = set(OBJECT_KINDS)
         # ResourceSlices, ResourceClaims, DeviceClasses, DeviceTaintRules (records), assumed claims
         self.dra = DRAObjects(self.release)
         self._snapshot = Snapshot()
@@ -152,6 +154,7 @@ class ClusterCache:
             cache._nodes[info.name] = info.clone()
             cache._dirty.add(info.name)
         cache._objects = {kind: dict(objects) for kind, objects in snapshot.objects.items()}
+        cache._objects_dirty = set(cache._objects)
         cache.dra = DRAObjects.of_view(snapshot.dra, release)
         return cache
 
@@ -166,6 +169,7 @@ class ClusterCache:
         other._assumed = set(self._assumed)
         other._pending = dict(self._pending)
         other._objects = {kind: dict(objects) for kind, objects in self._objects.items()}
+        other._objects_dirty = set(other._objects)
         other._dirty = set(other._nodes)
         other.dra = self.dra.copy()
         return other
@@ -381,12 +385,12 @@ class ClusterCache:
     def upsert_object(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Add or replace a Service, PV, StorageClass... (kinds in OBJECT_KINDS)."""
         self._objects.setdefault(kind, {})[object_key(raw, kind)] = raw
-        self._objects_dirty = True
+        self._objects_dirty.add(kind)
 
     def remove_object(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Delete an object of one of OBJECT_KINDS."""
         self._objects.get(kind, {}).pop(object_key(raw, kind), None)
-        self._objects_dirty = True
+        self._objects_dirty.add(kind)
 
     def apply(self, raw: Mapping[str, Any]) -> None:
         """Add or replace any supported object by its ``kind``."""
@@ -460,7 +464,7 @@ class ClusterCache:
                 self.dra.remove(kind, key)
             else:
                 self._objects.get(kind, {}).pop(key, None)
-                self._objects_dirty = True
+                self._objects_dirty.add(kind)
 
     def load(self, objects: Iterable[Mapping[str, Any]]) -> None:
         """Apply many objects (nodes first is not required: pods create placeholders)."""
@@ -491,14 +495,15 @@ class ClusterCache:
             snap.rebuild_lists(nodes_changed=membership_changed or records_changed,
                                replaced=None if membership_changed else replaced)
             snap.generation += 1
+        # Objects and DRA state leave the generation alone: it says whether the nodes (the columns, the batch of
+        # every node) changed, and an object update (a ReplicaSet's status at each of its pods' steps) does not.
         if self._objects_dirty:
-            snap.objects = {kind: dict(objs) for kind, objs in self._objects.items()}
-            self._objects_dirty = False
-            snap.generation += 1
+            snap.objects = {kind: dict(objs) if kind in self._objects_dirty else snap.objects.get(kind, {})
+                            for kind, objs in self._objects.items()}
+            self._objects_dirty.clear()
         dra = self.dra.view()
         if dra is not snap.dra:
             snap.dra = dra
-            snap.generation += 1
         return snap
 
     def node_names(self) -> list[str]:

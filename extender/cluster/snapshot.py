@@ -8,11 +8,14 @@ engine never mutates a snapshot; tools that place pods (simulate) assume them in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from extender.cluster.columns import IntpArray, NodeBatch, NodeColumns
 from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
+
+_NONE: Mapping[str, Mapping[str, Any]] = MappingProxyType({})  # a kind the snapshot holds nothing of
 
 
 class Snapshot:
@@ -167,8 +170,9 @@ class Snapshot:
         return self._images
 
     def kind(self, kind: str) -> Mapping[str, Mapping[str, Any]]:
-        """All objects of one kind (e.g. "Service"), keyed by namespace/name."""
-        return self.objects.get(kind, {})
+        """All objects of one kind (e.g. "Service"), keyed by namespace/name: the same mapping until an object of
+        that kind changes (readers memoise by its identity)."""
+        return self.objects.get(kind, _NONE)
 
 
     def __len__(self) -> int:

@@ -378,8 +378,8 @@ class DefaultSelectors:
         self._index: dict[str, list[dict[str, str]]] = {}
         # Selectors by what they are made of (namespace, labels, controller), for the snapshot objects they
         # were made from: the replicas of one template share theirs. Keyed by request data: bounded in bytes.
-        self._objects: object = None
-        self._by_template: BoundedMemo[_TemplateKey, tuple[object, SpreadSelector]] = BoundedMemo(
+        self._objects: tuple[object, ...] = ()
+        self._by_template: BoundedMemo[_TemplateKey, tuple[tuple[object, ...], SpreadSelector]] = BoundedMemo(
             "default spreading selectors", max_bytes=_TEMPLATE_SELECTORS_BYTES, max_entries=_TEMPLATE_SELECTORS)
 
     def _service_selectors(self, snapshot: Snapshot, namespace: str) -> list[dict[str, str]]:
@@ -402,27 +402,29 @@ class DefaultSelectors:
     def selector_for(self, pod: PodRecord, snapshot: Snapshot) -> SpreadSelector:
         """The pod's default selector (spread.go:37): matching Services' selectors, then its controller's.
 
-        Kept with the pod's record for as long as the snapshot's objects are the same mapping (the cache
-        replaces it whenever a Service or controller changes): PreFilter and PreScore both ask for it."""
-        held: tuple[object, SpreadSelector] | None = pod.memo.get(_SELECTOR_MEMO)
-        if held is not None and held[0] is snapshot.objects:
+        Kept with the pod's record for as long as the snapshot's mappings of the kinds it is made from
+        (Services and controllers) are the same objects: the cache replaces a kind's mapping whenever an object
+        of that kind changes, and only then. PreFilter and PreScore both ask for it."""
+        sources = _selector_sources(snapshot)
+        held: tuple[tuple[object, ...], SpreadSelector] | None = pod.memo.get(_SELECTOR_MEMO)
+        if held is not None and _same(held[0], sources):
             return held[1]
-        if self._objects is not snapshot.objects:
-            self._objects = snapshot.objects
+        if not _same(self._objects, sources):
+            self._objects = sources
             self._by_template.clear()
         owner = _controller_of(pod.raw)
         controller = None if owner is None else tuple(str(owner.get(f) or "") for f in ("apiVersion", "kind", "name"))
         key = (pod.namespace, frozenset(pod.labels.items()), controller)
         shared = self._by_template.get(key)
-        if shared is not None and shared[0] is snapshot.objects:  # (checked again: a caller on another thread)
+        if shared is not None and _same(shared[0], sources):  # (checked again: a caller on another thread)
             selector = shared[1]
         else:
             selector = self._selector_for(pod, snapshot)
             # The key's strings, and the selector's copy of the labels it kept.
             weight = 2 * sum(len(k) + len(v) for k, v in pod.labels.items()) + len(pod.namespace) \
                 + sum(map(len, controller or ()))
-            self._by_template.put(key, (snapshot.objects, selector), weight)
-        pod.memo[_SELECTOR_MEMO] = (snapshot.objects, selector)
+            self._by_template.put(key, (sources, selector), weight)
+        pod.memo[_SELECTOR_MEMO] = (sources, selector)
         return selector
 
     def _selector_for(self, pod: PodRecord, snapshot: Snapshot) -> SpreadSelector:
@@ -458,6 +460,20 @@ class DefaultSelectors:
                 if other is not None and not other.matches_nothing:
                     return SpreadSelector(label_set, (other,))
         return SpreadSelector(label_set)
+
+
+#: The kinds a default selector is made from.
+_SELECTOR_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
+
+
+def _selector_sources(snapshot: Snapshot) -> tuple[object, ...]:
+    """The snapshot's mappings of the kinds a default selector is made from (compared by identity)."""
+    return tuple(snapshot.kind(kind) for kind in _SELECTOR_KINDS)
+
+
+def _same(held: tuple[object, ...] | object, sources: tuple[object, ...]) -> bool:
+    return isinstance(held, tuple) and len(held) == len(sources) and all(
+        a is b for a, b in zip(held, sources, strict=True))
 
 
 def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:

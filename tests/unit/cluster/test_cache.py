@@ -513,3 +513,23 @@ def test_a_malformed_node_version_is_still_refused() -> None:
         cache.upsert_node(broken)
     with pytest.raises(RecordError):
         cache.upsert_node({"metadata": {"name": {"not": "a name"}}})
+
+
+def test_an_object_change_replaces_only_its_kinds_mapping_and_leaves_the_nodes_alone() -> None:
+    """A snapshot after a change of one kind holds a new mapping of that kind (the earlier snapshot's stays as it
+    was) and the very same mappings of every other kind; the nodes' generation and batch of every node stay."""
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+               "spec": {"selector": {"app": "web"}}}
+    cache.upsert_object("Service", service)
+    first = cache.snapshot()
+    services, namespaces, generation, every = (first.kind("Service"), first.kind("Namespace"), first.generation,
+                                               first.all_nodes())
+    cache.upsert_object("Service", {**service, "spec": {"selector": {"app": "api"}}})
+    second = cache.snapshot()
+    assert second.kind("Service") is not services and services["default/web"]["spec"]["selector"] == {"app": "web"}
+    assert second.kind("Service")["default/web"]["spec"]["selector"] == {"app": "api"}
+    assert second.kind("Namespace") is namespaces and second.kind("ReplicaSet") is first.kind("ReplicaSet")
+    assert second.generation == generation and second.all_nodes() is every
+    assert second.kind("NoSuchKind") is second.kind("NoSuchKind")  # an empty kind is one mapping too

@@ -2711,6 +2711,17 @@ def test_default_selectors_are_shared_by_a_templates_replicas_and_follow_object_
     cache.apply(service("db", {"app": "db"}))
     snap = cache.snapshot()
     assert selector("d2", {"app": "db"}) == SpreadSelector({"app": "db"})
+    # Objects of other kinds leave the selectors alone (the Services' and controllers' mappings are the same);
+    # the controller's own change is read.
+    kept = selector("o4", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs1"))
+    cache.apply({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "default"},
+                 "spec": {}})
+    snap = cache.snapshot()
+    assert selector("o5", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs1")) is kept
+    cache.apply(replica_set("rs1", {"matchLabels": {"app": "web"}}))
+    snap = cache.snapshot()
+    assert not kept.matches({"app": "web"})  # the ReplicaSet's selector wanted tier a...
+    assert selector("o6", {"app": "web", "tier": "a"}, ("ReplicaSet", "rs1")).matches({"app": "web"})  # ...no more
 
 
 # ---- system defaulting -----------------------------------------------------------------------------------------
