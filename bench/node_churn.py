@@ -12,7 +12,8 @@ heartbeat versions of successive nodes (17: one second's worth at 5000 nodes), d
 applied as the service's Node watch does, and after each block one filter + prioritize of the bench's plain pod
 over 500 node names (kube-scheduler's percentageOfNodesToScore at 5000 nodes) and ImageLocality's counts with
 it, as the next scheduling cycle would. Times are the CPU time of the calling thread (``time.thread_time``);
-the figures are medians over the blocks: per heartbeat, and per request after a block. Each side is a fresh
+the figures are medians over the blocks: per heartbeat, per request after a block, and per request made
+again right after it with nothing applied between (the same process's baseline). Each side is a fresh
 process importing ``extender`` from its checkout, running bench.status_churn's worker on the inputs written
 here once by this checkout. Sides take turns within each run, the order alternating.
 """
@@ -72,7 +73,7 @@ def main() -> None:
         write_inputs(folder, args.nodes, args.block)
         checkouts.compare(status_churn.__file__, args.before, args.runs, folder, lambda figures: (
             f"{figures['event_us']:.1f} us per heartbeat, filter + prioritize after {args.block} of them "
-            f"{figures['request_after_block_ms']:.2f} ms"))
+            f"{checkouts.after_and_alone(figures)}"))
 
 if __name__ == "__main__":
     main()

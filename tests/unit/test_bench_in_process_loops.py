@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench import engine_loop, node_churn, status_churn
+from bench import engine_loop, node_churn, object_churn, status_churn
 from bench.cluster import generate
 from extender.cluster.cache import ClusterCache, same_but_heartbeat
 
@@ -24,6 +24,15 @@ def test_the_churn_worker_times_heartbeats_and_requests(tmp_path: Path) -> None:
     node_churn.write_inputs(tmp_path, nodes=30, block=2)
     figures = status_churn.worker(tmp_path)
     assert figures["extender"] == str(Path(__file__).resolve().parents[2])
+    assert figures["event_us"] > 0 and figures["request_after_block_ms"] > 0 and figures["request_alone_ms"] > 0
+
+
+def test_object_churn_changes_one_object_and_the_churn_worker_times_it(tmp_path: Path) -> None:
+    for kind in ("PersistentVolumeClaim", "ReplicaSet"):
+        first, second = object_churn.changed(kind, 1), object_churn.changed(kind, 2)
+        assert first["status"] != second["status"] and first["metadata"]["name"] == second["metadata"]["name"]
+    object_churn.write_inputs(tmp_path, "ReplicaSet", replicasets=20)
+    figures = status_churn.worker(tmp_path)
     assert figures["event_us"] > 0 and figures["request_after_block_ms"] > 0
 
 
