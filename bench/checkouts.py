@@ -67,8 +67,3 @@ def compare(script: str, before: Path | None, runs: int, inputs: Path, describe:
             print(f"run {run + 1}, {label} ({figures['extender']}): {describe(figures)}; "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
 
-
-def after_and_alone(figures: dict[str, Any]) -> str:
-    """bench.status_churn's request figures: after the events, alone, and the one over the other."""
-    after, alone = figures["request_after_block_ms"], figures["request_alone_ms"]
-    return f"{after:.2f} ms (with none applied: {alone:.2f} ms, {after / alone:.2f}x)"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -68,12 +67,9 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--block", type=int, default=17, help="heartbeats between two requests")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write_inputs(folder, args.nodes, args.block)
-        checkouts.compare(status_churn.__file__, args.before, args.runs, folder, lambda figures: (
-            f"{figures['event_us']:.1f} us per heartbeat, filter + prioritize after {args.block} of them "
-            f"{checkouts.after_and_alone(figures)}"))
+    status_churn.compare(lambda folder: write_inputs(folder, args.nodes, args.block), args.before, args.runs,
+                         "heartbeat", f"{args.block} of them")
+
 
 if __name__ == "__main__":
     main()

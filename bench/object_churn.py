@@ -18,7 +18,6 @@ alternating.
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -74,13 +73,8 @@ def main() -> None:
     parser.add_argument("--kind", choices=["PersistentVolumeClaim", "ReplicaSet"], default="PersistentVolumeClaim")
     parser.add_argument("--replicasets", type=int, default=10000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write_inputs(folder, args.kind, args.replicasets)
-        checkouts.compare(status_churn.__file__, args.before, args.runs, folder, lambda figures: (
-            f"{figures['event_us']:.1f} us per {args.kind} update, filter + prioritize after one "
-            f"{checkouts.after_and_alone(figures)}"))
-
+    status_churn.compare(lambda folder: write_inputs(folder, args.kind, args.replicasets), args.before, args.runs,
+                         f"{args.kind} update", "one")
 
 if __name__ == "__main__":
     main()

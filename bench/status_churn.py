@@ -29,6 +29,7 @@ import copy
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,19 +126,30 @@ def worker(folder: Path) -> dict[str, Any]:
             "request_alone_ms": 1e3 * statistics.median(alone)}
 
 
+def compare(write: Callable[[Path], None], before: Path | None, runs: int, event: str, block: str) -> None:
+    """Write a churn's inputs (``write``), then time it with this module's worker on this checkout and ``before``,
+    run by run, printing per ``event`` and per request after ``block``."""
+    from bench import checkouts  # not at the top: a worker may run with another checkout's bench
+
+    def describe(figures: dict[str, Any]) -> str:
+        after, alone = figures["request_after_block_ms"], figures["request_alone_ms"]
+        return (f"{figures['event_us']:.1f} us per {event}, filter + prioritize after {block} {after:.2f} ms "
+                f"(with none applied: {alone:.2f} ms, {after / alone:.2f}x)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write(folder)
+        # The worker imports nothing from bench: its checkout's extender alone.
+        checkouts.compare(__file__, before, runs, folder, describe)
+
+
 def main() -> None:
     from bench import checkouts  # not at the top: a worker may run with another checkout's bench
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     checkouts.add_arguments(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write_inputs(folder)
-        # The worker imports nothing from bench: its checkout's extender alone.
-        checkouts.compare(__file__, args.before, args.runs, folder, lambda figures: (
-            f"{figures['event_us']:.1f} us per status update, filter + prioritize after {BLOCK} of them "
-            f"{checkouts.after_and_alone(figures)}"))
+    compare(write_inputs, args.before, args.runs, "status update", f"{BLOCK} of them")
 
 if __name__ == "__main__":
     main()
