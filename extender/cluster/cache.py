@@ -322,7 +322,11 @@ class ClusterCache:
         return self.get_pod(f"{namespace}/{name}") or next(
             (s.pod for s in self._pods.values() if s.pod.namespace == namespace and s.pod.name == name),
             None,
-        ) or next((p for p in self._pending.values() if p.namespace == namespace and p.name == name), None)
+        ) or self.pending_named(namespace, name)
+
+    def pending_named(self, namespace: str, name: str) -> PodRecord | None:
+        """A pending pod of that namespace and name, whatever its UID (a walk over the pending pods only)."""
+        return next((p for p in self._pending.values() if p.namespace == namespace and p.name == name), None)
 
     def is_assumed(self, key: str) -> bool:
         """Whether a pod is currently assumed (bound by us, not yet confirmed by the source)."""

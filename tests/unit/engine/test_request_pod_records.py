@@ -147,13 +147,17 @@ def test_a_record_is_found_again_only_at_its_version() -> None:
 
 def test_a_bind_naming_a_uid_nobody_holds_is_refused_without_walking_the_cache(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pod recreated under the same name is another pod: a bind naming the old UID finds nothing by key and is
-    refused, and never looks the pod up by name (a walk over every pod of the cache)."""
+    """A pod recreated under the same name is another pod: a bind naming the old UID is refused, by name when the
+    new one is pending, as not known when it is placed; never by a walk over every pod of the cache."""
     s = scheduler()
     s.cache.upsert_pod(make_pod("p", uid="u-new"))
+    s.cache.upsert_pod(make_pod("q", uid="u-q", node="b"))
     monkeypatch.setattr(s.cache, "find_pod", lambda *args: pytest.fail("walked the cache for a bind with a UID"))
-    with pytest.raises(BindError, match=r"pod default/p \(UID u-old\) is not known to the extender"):
+    with pytest.raises(BindError, match=r"with UID u-old, but the extender knows that pod as default/p with UID "
+                                        r"u-new: not bound"):
         asyncio.run(s.bind("default", "p", "u-old", "a"))
+    with pytest.raises(BindError, match=r"pod default/q \(UID u-old-q\) is not known to the extender"):
+        asyncio.run(s.bind("default", "q", "u-old-q", "a"))
     assert s.cache.get_pod("u-new").node_name == ""
     asyncio.run(s.bind("default", "p", "u-new", "a"))
     assert s.cache.get_pod("u-new").node_name == "a"
