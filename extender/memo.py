@@ -64,20 +64,34 @@ class BoundedMemo(Generic[K, V]):
             self._entries.move_to_end(key)
             return held[0]
 
-    def put(self, key: K, value: V, weight: int) -> None:
-        """Keep ``value`` for ``key``; ``weight`` is an estimate of the bytes key and value hold."""
+    def put(self, key: K, value: V, weight: int) -> list[tuple[K, V]]:
+        """Keep ``value`` for ``key``; ``weight`` is an estimate of the bytes key and value hold. Returns what was
+        not kept, least recently used first: the entries dropped to make room, and this one when it weighs more
+        than a quarter of the memo (a previous value of ``key`` is replaced, not returned)."""
         cost = weight + ENTRY_OVERHEAD_BYTES
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:
                 self.bytes -= old[1]
             if cost > self.max_bytes // 4:
-                return  # too large to be worth a quarter of the memo
+                return [(key, value)]  # too large to be worth a quarter of the memo
             self._entries[key] = (value, cost)
             self.bytes += cost
+            dropped: list[tuple[K, V]] = []
             while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
-                _, (_, dropped) = self._entries.popitem(last=False)
-                self.bytes -= dropped
+                out_key, (out_value, out_cost) = self._entries.popitem(last=False)
+                self.bytes -= out_cost
+                dropped.append((out_key, out_value))
+            return dropped
+
+    def pop(self, key: K) -> V | None:
+        """Forget ``key``: the value kept for it, or None."""
+        with self._lock:
+            held = self._entries.pop(key, None)
+            if held is None:
+                return None
+            self.bytes -= held[1]
+            return held[0]
 
     def clear(self) -> None:
         """Forget everything."""

@@ -16,7 +16,7 @@ watch event), or come much later. The store has two tiers:
   ``max_bytes`` of their JSON are kept.
 
 Both tiers drop the least recently seen first, so that requests carrying large or many distinct pods cannot
-grow the process. Used only where the cache lives (the engine thread): not thread-safe.
+grow the process. Used only where the cache lives (the engine thread).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import orjson
 
 from extender.cluster.records import PodRecord, slim_pod
-from extender.memo import ENTRY_OVERHEAD_BYTES, exact_bytes
+from extender.memo import BoundedMemo, exact_bytes
 
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -47,11 +47,9 @@ class RecentPods:
                  max_records: int = DEFAULT_MAX_RECORDS, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self.max_records = max_records
-        self.max_record_bytes = max_record_bytes
-        # key -> (resourceVersion, record, weight)
-        self._records: OrderedDict[str, tuple[str, PodRecord, int]] = OrderedDict()
-        self.record_bytes = 0
+        # key -> (resourceVersion, record); what it drops is encoded into the tier below
+        self._records: BoundedMemo[str, tuple[str, PodRecord]] = BoundedMemo(
+            "recent pod records", max_bytes=max_record_bytes, max_entries=max_records)
         # key -> (resourceVersion, slimmed JSON)
         self._pods: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self.bytes = 0
@@ -59,33 +57,26 @@ class RecentPods:
     def __len__(self) -> int:
         return len(self._records) + len(self._pods)
 
+    @property
+    def record_bytes(self) -> int:
+        """What the records tier holds, by the weights it was given."""
+        return self._records.bytes
+
     def record(self, key: str, version: str) -> PodRecord | None:
         """The record kept for that cache key at that resourceVersion (marked as just seen), or None."""
         held = self._records.get(key)
-        if held is None or held[0] != version:
-            return None
-        self._records.move_to_end(key)
-        return held[1]
+        return held[1] if held is not None and held[0] == version else None
 
     def remember(self, pod: PodRecord, weight: int | None = None) -> None:
-        """Keep (or refresh) a pod seen in a request. ``weight``: what its record holds, in bytes (estimated by
-        the caller from the request); without one the pod is only kept encoded."""
+        """Keep a pod seen in a request, in place of any other version of it. ``weight``: what its record holds,
+        in bytes (estimated by the caller from the request); without one the pod is only kept encoded."""
         key = pod.cache_key
-        version = _version(pod)
-        encoded = self._pods.get(key)
-        if encoded is not None and version and encoded[0] == version and weight is None:
-            self._pods.move_to_end(key)  # the same object again
-            return
         self.forget(key)
-        cost = None if weight is None else weight + ENTRY_OVERHEAD_BYTES
-        if cost is None or cost > self.max_record_bytes // 4:
-            self._encode(key, version, pod)  # too large to be worth a quarter of the records' budget
+        if weight is None:
+            self._encode(key, _version(pod), pod)
             return
-        self._records[key] = (version, pod, cost)
-        self.record_bytes += cost
-        while len(self._records) > self.max_records or self.record_bytes > self.max_record_bytes:
-            old_key, (old_version, old_pod, old_cost) = self._records.popitem(last=False)
-            self.record_bytes -= old_cost
+        # The records the tier drops to make room (or this one, past a quarter of its budget) go down a tier.
+        for old_key, (old_version, old_pod) in self._records.put(key, (_version(pod), pod), weight):
             self._encode(old_key, old_version, old_pod)
 
     def _encode(self, key: str, version: str, pod: PodRecord) -> None:
@@ -112,9 +103,7 @@ class RecentPods:
 
     def forget(self, key: str) -> None:
         """Drop a pod (bound: the cache holds it now)."""
-        held = self._records.pop(key, None)
-        if held is not None:
-            self.record_bytes -= held[2]
+        self._records.pop(key)
         encoded = self._pods.pop(key, None)
         if encoded is not None:
             self.bytes -= len(encoded[1])

@@ -22,8 +22,10 @@ def test_bytes_bound_the_memo_least_recently_used_first() -> None:
         assert memo.bytes <= 10_000
     assert len(memo) == 10 and memo.get("k99") == 99 and memo.get("k89") is None
     memo.get("k90")  # used: the next eviction takes k91
-    memo.put("new", 0, 1000 - ENTRY_OVERHEAD_BYTES)
+    assert memo.put("new", 0, 1000 - ENTRY_OVERHEAD_BYTES) == [("k91", 91)]  # what it dropped, for a caller to keep
     assert memo.get("k90") == 90 and memo.get("k91") is None
+    assert memo.put("huge", -1, 2600) == [("huge", -1)] and memo.get("huge") is None  # over a quarter: not kept
+    assert memo.pop("k92") == 92 and memo.pop("k92") is None and memo.bytes == 9_000
 
 
 def test_entries_bound_the_memo_too_and_replacing_a_key_does_not_count_twice() -> None:

@@ -471,9 +471,8 @@ def _selector_sources(snapshot: Snapshot) -> tuple[object, ...]:
     return tuple(snapshot.kind(kind) for kind in _SELECTOR_KINDS)
 
 
-def _same(held: tuple[object, ...] | object, sources: tuple[object, ...]) -> bool:
-    return isinstance(held, tuple) and len(held) == len(sources) and all(
-        a is b for a, b in zip(held, sources, strict=True))
+def _same(held: tuple[object, ...], sources: tuple[object, ...]) -> bool:
+    return len(held) == len(sources) and all(a is b for a, b in zip(held, sources, strict=True))
 
 
 def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
