@@ -78,7 +78,13 @@ Ignored = Mapping[str, Any]
 _VERSION: Ignored = {"metadata": {"resourceVersion": None}}
 _HEARTBEAT: Ignored = {"apiVersion": None, "metadata": {"resourceVersion": None, "managedFields": None},
                        "status": {"conditions": ({"lastHeartbeatTime": None},)}}
+_STATUS: Ignored = {"apiVersion": None, "status": None, "metadata": {"resourceVersion": None, "managedFields": None}}
 _COMPARED = object()
+
+#: Kinds the engine reads for their identity and spec alone (default spreading's selectors: a Service's, a
+#: controller's). Their controllers write their status at each step of their pods (a ReplicaSet's replica counts
+#: as each of its pods is created, scheduled and becomes ready), and such a version leaves the snapshot as it was.
+STATUS_UNREAD_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 
 
 def equal_but(held: Any, new: Any, ignored: Ignored | tuple[Ignored]) -> bool:
@@ -387,9 +393,25 @@ class ClusterCache:
 
     # ---- other objects -------------------------------------------------------------------------
     def upsert_object(self, kind: str, raw: Mapping[str, Any]) -> None:
-        """Add or replace a Service, PV, StorageClass... (kinds in OBJECT_KINDS)."""
-        self._objects.setdefault(kind, {})[object_key(raw, kind)] = raw
-        self._objects_dirty.add(kind)
+        """Add or replace a Service, PV, StorageClass... (kinds in OBJECT_KINDS).
+
+        For the kinds whose status nothing reads (STATUS_UNREAD_KINDS), a version that differs from the held one
+        only in its status, resourceVersion, managedFields or apiVersion is held, but the kind is not marked
+        changed: the snapshot keeps its mapping of the kind (and the memos keyed by that mapping stay valid),
+        whose version of the object differs from this one in nothing the engine reads. Copying the mapping for
+        such an update cost the next request about 140 µs at 10,000 ReplicaSets, and made every memo of default
+        spreading's selectors start again."""
+        objects = self._objects.setdefault(kind, {})
+        key = object_key(raw, kind)
+        held = objects.get(key)
+        objects[key] = raw
+        if held is None or kind not in STATUS_UNREAD_KINDS or not equal_but(held, raw, _STATUS):
+            self._objects_dirty.add(kind)
+
+    def get_object(self, kind: str, key: str) -> Mapping[str, Any] | None:
+        """The latest version the source reported of an object of one of OBJECT_KINDS (the snapshot may hold an
+        earlier one that differs only in what the engine does not read; see upsert_object)."""
+        return self._objects.get(kind, {}).get(key)
 
     def remove_object(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Delete an object of one of OBJECT_KINDS."""

@@ -227,8 +227,17 @@ class ClusterView:
         for kind in object_kinds(cache.release):
             if kind in DRA_KINDS:
                 view.objects[kind] = dict.fromkeys(cache.keys(kind), "")
-            else:
-                view.objects[kind] = {key: _rv(obj) for key, obj in (snapshot.objects.get(kind) or {}).items()}
+                continue
+            # The latest versions the cache holds; the snapshot holds the same objects, the version of each that
+            # last changed something the engine reads (a controller's status update leaves it as it was).
+            held = snapshot.objects.get(kind) or {}
+            view.objects[kind] = {}
+            for key in cache.keys(kind):
+                obj = cache.get_object(kind, key)
+                assert obj is not None and key in held, f"{kind} {key}: in the cache, not in its snapshot"
+                view.objects[kind][key] = _rv(obj)
+            extra = set(held) - set(view.objects[kind])
+            assert not extra, f"{kind}: in the snapshot, not in the cache: {sorted(extra)[:5]}"
         return view
 
     def counts(self) -> dict[str, int]:

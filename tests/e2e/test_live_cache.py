@@ -291,3 +291,40 @@ def test_a_node_heartbeat_through_the_apiserver_leaves_the_cached_node_as_it_was
         changed, changed_generation = poll("the change in the cache",
                                            lambda: held(down["metadata"]["resourceVersion"]), 30)
         assert changed is not record and changed_generation != generation
+
+
+def test_a_replicasets_status_update_through_the_apiserver_leaves_the_snapshots_replicasets(
+    control_plane: ControlPlane, kube: KubeClient, cluster: TestCluster,
+) -> None:
+    """kube-controller-manager writes a ReplicaSet's status (its replica counts) at each step of its pods, through
+    the status subresource. Through kube-apiserver (which moves the version and the managed fields too), such an
+    update reaches the cache, which then holds it, and leaves the snapshot's mapping of ReplicaSets as it was:
+    nothing default spreading reads of it changed. A change of its labels gives the kind a new mapping."""
+    name = "web-status"
+    path = f"/apis/apps/v1/namespaces/{cluster.ns}/replicasets"
+    template = {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "registry.example.com/web:1"}]}}
+    created = kube.post(path, {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                               "metadata": {"name": name, "namespace": cluster.ns},
+                               "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}},
+                                        "template": template}})
+    key = f"{cluster.ns}/{name}"
+
+    def held(version: str) -> object | None:
+        def read() -> object | None:
+            obj = source.cache.get_object("ReplicaSet", key)
+            if obj is None or obj["metadata"]["resourceVersion"] != version:
+                return None
+            return source.cache.snapshot().kind("ReplicaSet")
+        return source.call(read)
+
+    with InProcessSource(control_plane.kubeconfig) as source:
+        mapping = poll("the ReplicaSet in the cache", lambda: held(created["metadata"]["resourceVersion"]), 30)
+        time.sleep(1.1)  # the managed fields keep the write's time to the second: a later one changes them
+        status = kube.merge_patch(f"{path}/{name}/status", {"status": {"replicas": 0, "observedGeneration": 1}})
+        assert status["metadata"]["resourceVersion"] != created["metadata"]["resourceVersion"]
+        assert poll("the status update in the cache", lambda: held(status["metadata"]["resourceVersion"]), 30) \
+            is mapping
+        labelled = kube.merge_patch(f"{path}/{name}", {"metadata": {"labels": {"tier": "front"}}})
+        assert poll("the label change in the cache", lambda: held(labelled["metadata"]["resourceVersion"]), 30) \
+            is not mapping

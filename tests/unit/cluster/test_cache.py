@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 from builders import make_node, make_pod
@@ -533,3 +534,60 @@ def test_an_object_change_replaces_only_its_kinds_mapping_and_leaves_the_nodes_a
     assert second.kind("Namespace") is namespaces and second.kind("ReplicaSet") is first.kind("ReplicaSet")
     assert second.generation == generation and second.all_nodes() is every
     assert second.kind("NoSuchKind") is second.kind("NoSuchKind")  # an empty kind is one mapping too
+
+
+def _replica_set(version: str, *, ready: int = 0, selector: str = "web") -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-1", "namespace": "default", "resourceVersion": version,
+                         "managedFields": [{"manager": "kube-controller-manager", "time": f"t{version}"}]},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": selector}}},
+            "status": {"replicas": 3, "readyReplicas": ready, "observedGeneration": 1}}
+
+
+def test_a_controllers_status_update_leaves_the_snapshots_mapping_of_its_kind() -> None:
+    """kube-controller-manager writes a ReplicaSet's status at each step of its pods; nothing the engine reads
+    changes, so the snapshot keeps its mapping (and the memos keyed by it), while the cache holds the latest
+    version. A change to what the engine reads, or a status change of a kind whose status it reads, still
+    gives the kind a new mapping."""
+    cache = ClusterCache()
+    cache.upsert_object("ReplicaSet", _replica_set("1"))
+    first = cache.snapshot().kind("ReplicaSet")
+    for version, ready in (("2", 1), ("3", 2)):
+        cache.upsert_object("ReplicaSet", _replica_set(version, ready=ready))
+        assert cache.snapshot().kind("ReplicaSet") is first
+        assert cache.get_object("ReplicaSet", "default/web-1")["metadata"]["resourceVersion"] == version  # type: ignore[index]
+    listed = _replica_set("3", ready=2)
+    del listed["apiVersion"]  # a list's items state no apiVersion
+    cache.upsert_object("ReplicaSet", listed)
+    assert cache.snapshot().kind("ReplicaSet") is first
+
+    cache.upsert_object("ReplicaSet", _replica_set("4", ready=2, selector="api"))
+    changed = cache.snapshot().kind("ReplicaSet")
+    assert changed is not first and changed["default/web-1"]["metadata"]["resourceVersion"] == "4"
+    assert first["default/web-1"]["spec"]["selector"] == {"matchLabels": {"app": "web"}}  # never mutated
+
+    labelled = _replica_set("5", ready=2, selector="api")
+    labelled["metadata"]["labels"] = {"tier": "front"}
+    cache.upsert_object("ReplicaSet", labelled)
+    assert cache.snapshot().kind("ReplicaSet") is not changed
+
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default",
+                                                            "resourceVersion": "1"}, "status": {"phase": "Pending"}}
+    cache.upsert_object("PersistentVolumeClaim", claim)
+    claims = cache.snapshot().kind("PersistentVolumeClaim")
+    cache.upsert_object("PersistentVolumeClaim", {**claim, "metadata": {**claim["metadata"], "resourceVersion": "2"},
+                                                  "status": {"phase": "Bound"}})
+    assert cache.snapshot().kind("PersistentVolumeClaim") is not claims  # VolumeBinding reads a claim's phase
+
+
+def test_a_held_status_version_reaches_the_snapshot_with_the_next_change_of_its_kind() -> None:
+    cache = ClusterCache()
+    cache.upsert_object("ReplicaSet", _replica_set("1"))
+    other = {**_replica_set("1"), "metadata": {"name": "api-1", "namespace": "default", "resourceVersion": "1"}}
+    cache.upsert_object("ReplicaSet", other)
+    cache.snapshot()
+    cache.upsert_object("ReplicaSet", _replica_set("2", ready=3))
+    assert cache.snapshot().kind("ReplicaSet")["default/web-1"]["metadata"]["resourceVersion"] == "1"
+    cache.remove_object("ReplicaSet", other)
+    held = cache.snapshot().kind("ReplicaSet")
+    assert set(held) == {"default/web-1"} and held["default/web-1"]["status"]["readyReplicas"] == 3
