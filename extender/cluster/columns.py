@@ -498,15 +498,17 @@ class NodeContributions(Generic[T]):
     """What each node put into an index kept beside a snapshot's columns, by node name and the NodeInfo
     generation it was taken at.
 
-    ``sync`` finds the nodes of a batch that changed since their row was last seen (RowGenerations), takes each
-    one's old contribution out of the index and its new one in (``apply(name, contribution, -1 or 1)``, with
-    ``take(info)`` making the new one); with ``complete`` (the batch is every node of a snapshot) the nodes it
-    lacks are taken out. Kept by name, so that reading other columns redoes only the nodes that differ there.
+    ``sync`` finds the nodes of a batch that changed since their row was last seen (RowGenerations) and moves
+    each one's contribution in the index from the old to the new one (``apply(name, old, new)``, with
+    ``take(info)`` making the new one; None for a node coming or going), so that an index can change only what
+    differs between the two: a pod bound to a node of thirty changes one of its label groups, not thirty.
+    With ``complete`` (the batch is every node of a snapshot) the nodes it lacks are taken out. Kept by name,
+    so that reading other columns redoes only the nodes that differ there.
     """
 
     __slots__ = ("_apply", "_complete", "_synced", "_take", "held")
 
-    def __init__(self, take: Callable[[NodeInfo], T], apply: Callable[[str, T, int], None]) -> None:
+    def __init__(self, take: Callable[[NodeInfo], T], apply: Callable[[str, T | None, T | None], None]) -> None:
         self._take = take
         self._apply = apply
         self._synced = RowGenerations()
@@ -529,16 +531,14 @@ class NodeContributions(Generic[T]):
             assert info is not None
             previous = held.get(info.name)
             if previous is None or previous[0] != info.generation:
-                if previous is not None:
-                    self._apply(info.name, previous[1], -1)
                 contribution = self._take(info)
-                self._apply(info.name, contribution, 1)
+                self._apply(info.name, previous[1] if previous is not None else None, contribution)
                 held[info.name] = (info.generation, contribution)
             self._synced.generations[row] = info.generation
         if complete and len(held) > len(batch):
             present = {info.name for info in batch.nodes}
             for name in [name for name in held if name not in present]:
-                self._apply(name, held.pop(name)[1], -1)
+                self._apply(name, held.pop(name)[1], None)
         if complete:
             self._complete = batch
 

@@ -27,6 +27,9 @@ import numpy as np
 from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeColumns, NodeContributions
 from extender.cluster.nodeinfo import LabelGroups, LabelPairs, NodeInfo
 
+_NO_GROUPS: LabelGroups = {}
+_NONE: dict[LabelPairs, tuple[Mapping[str, str], int, int]] = {}
+
 #: A group: its namespace and its sorted label pairs.
 GroupKey = tuple[str, LabelPairs]
 Labels = Mapping[str, str]
@@ -59,24 +62,37 @@ class PodGroups:
             self._rows.clear()
         self._nodes.sync(batch, complete=complete)
 
-    def _apply(self, name: str, contribution: LabelGroups, sign: int) -> None:
-        """Put a node's groups in (``sign`` 1) or take them out (-1): a node has one entry per group it holds."""
-        for namespace, groups in contribution.items():
-            in_namespace = self._groups.setdefault(namespace, {})
-            for pairs, (labels, live, every) in groups.items():
-                group = in_namespace.get(pairs)
-                if group is None:
-                    group = in_namespace[pairs] = (labels, {}, {})
-                _, all_pods, live_pods = group
-                if sign > 0:
-                    all_pods[name] = every
-                    live_pods[name] = live
-                else:
-                    del all_pods[name]
-                    del live_pods[name]
-                self._rows.pop((namespace, pairs), None)
-                if not all_pods:
-                    del in_namespace[pairs]
+    def _apply(self, name: str, old: LabelGroups | None, new: LabelGroups | None) -> None:
+        """Move a node's groups from ``old`` to ``new`` (None: it has none): a group is touched (and its rows'
+        arrays dropped) only where the node's pods of it differ, so a pod bound to a node changes one group."""
+        before, after = old or _NO_GROUPS, new or _NO_GROUPS
+        for namespace in before.keys() | after.keys():
+            had, has = before.get(namespace, _NONE), after.get(namespace, _NONE)
+            for pairs in had.keys() - has.keys():
+                self._take_out(namespace, pairs, name)
+            for pairs, entry in has.items():
+                if had.get(pairs) != entry:
+                    self._put(namespace, pairs, name, entry)
+
+    def _put(self, namespace: str, pairs: LabelPairs, name: str, entry: tuple[Labels, int, int]) -> None:
+        labels, live, every = entry
+        in_namespace = self._groups.setdefault(namespace, {})
+        group = in_namespace.get(pairs)
+        if group is None:
+            group = in_namespace[pairs] = (labels, {}, {})
+        # A node already in the group keeps its place in both dicts, which stay in the same order.
+        group[1][name] = every
+        group[2][name] = live
+        self._rows.pop((namespace, pairs), None)
+
+    def _take_out(self, namespace: str, pairs: LabelPairs, name: str) -> None:
+        in_namespace = self._groups[namespace]
+        _, all_pods, live_pods = in_namespace[pairs]
+        del all_pods[name]
+        del live_pods[name]
+        self._rows.pop((namespace, pairs), None)
+        if not all_pods:
+            del in_namespace[pairs]
             if not in_namespace:
                 del self._groups[namespace]
 

@@ -36,8 +36,8 @@ means "positive" as upstream's ``> 0`` checks require.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 import numpy as np
 
@@ -122,6 +122,23 @@ def _pod_matches_all(terms: Sequence[AffinityTerm], pod: PodRecord) -> bool:
 _REQUIRED_AFFINITY, _PREFERRED_AFFINITY, _PREFERRED_ANTI_AFFINITY = 0, 1, 2
 
 
+K = TypeVar("K")
+_NO_COUNTS: Mapping[Any, int] = {}
+
+
+def _deltas(old: Mapping[K, int], new: Mapping[K, int]) -> Iterator[tuple[K, int]]:
+    """Each key whose count differs between two counters, and by how much (new minus old)."""
+    if old is new:
+        return
+    for key, count in new.items():
+        delta = count - old.get(key, 0)
+        if delta:
+            yield key, delta
+    for key, count in old.items():
+        if key not in new:
+            yield key, -count
+
+
 def _bump(counter: dict[Any, int], key: Any, delta: int) -> None:
     count = counter.get(key, 0) + delta
     if count:
@@ -193,16 +210,20 @@ class ClusterIndex:
         self._columns = every.columns
         self._nodes.sync(every, complete=True)
 
-    def _apply(self, _name: str, entry: _NodeEntry, sign: int) -> None:
-        for (term, value), count in entry.anti_terms.items():
+    def _apply(self, _name: str, old: _NodeEntry | None, new: _NodeEntry | None) -> None:
+        """Move a node's terms from ``old`` to ``new`` (None: none): only the counts that differ change (and only
+        their terms' label-code views are dropped)."""
+        for (term, value), delta in _deltas(old.anti_terms if old else _NO_COUNTS,
+                                            new.anti_terms if new else _NO_COUNTS):
             self._anti_views.pop(term, None)
             by_value = self.anti_terms.setdefault(term, {})
-            _bump(by_value, value, sign * count)
+            _bump(by_value, value, delta)
             if not by_value:
                 del self.anti_terms[term]
-        for (kind, term, value), count in entry.score_terms.items():
+        for (kind, term, value), delta in _deltas(old.score_terms if old else _NO_COUNTS,
+                                                  new.score_terms if new else _NO_COUNTS):
             by_value = self.score_terms.setdefault((kind, term), {})
-            _bump(by_value, value, sign * count)
+            _bump(by_value, value, delta)
             if not by_value:
                 del self.score_terms[(kind, term)]
 

@@ -238,23 +238,24 @@ def test_node_contributions_redo_changed_nodes_only_and_take_missing_ones_out_of
     cache = ClusterCache()
     for i in range(3):
         cache.upsert_node(make_node(f"n{i}"))
-    applied: list[tuple[str, int, int]] = []  # (node, pods it held when taken, sign)
-    index = NodeContributions(lambda info: len(info.pods), lambda name, pods, sign: applied.append((name, pods, sign)))
+    # (node, pods it held when last taken or None, pods it holds now or None)
+    applied: list[tuple[str, int | None, int | None]] = []
+    index = NodeContributions(lambda info: len(info.pods), lambda name, old, new: applied.append((name, old, new)))
     index.sync(cache.snapshot().all_nodes(), complete=True)
-    assert sorted(applied) == [("n0", 0, 1), ("n1", 0, 1), ("n2", 0, 1)]
+    assert sorted(applied) == [("n0", None, 0), ("n1", None, 0), ("n2", None, 0)]
     applied.clear()
     index.sync(cache.snapshot().all_nodes(), complete=True)
     assert applied == []  # nothing changed
     cache.upsert_pod(make_pod("p", node="n1", uid="u-p"))
     index.sync(cache.snapshot().all_nodes(), complete=True)
-    assert applied == [("n1", 0, -1), ("n1", 1, 1)]  # the old contribution out, the new one in
+    assert applied == [("n1", 0, 1)]  # from the old contribution to the new one
     applied.clear()
     cache.remove_node("n2")
     snapshot = cache.snapshot()
     index.sync(NodeBatch.of(snapshot.node_list[:1], snapshot.columns))  # a partial batch: nothing taken out
     assert applied == [] and set(index.held) == {"n0", "n1", "n2"}
     index.sync(snapshot.all_nodes(), complete=True)
-    assert applied == [("n2", 0, -1)] and set(index.held) == {"n0", "n1"}
+    assert applied == [("n2", 0, None)] and set(index.held) == {"n0", "n1"}
 
 
 def test_node_contributions_sync_the_last_complete_batch_again_only_after_another_batch() -> None:
@@ -263,17 +264,17 @@ def test_node_contributions_sync_the_last_complete_batch_again_only_after_anothe
     cache = ClusterCache()
     for i in range(2):
         cache.upsert_node(make_node(f"n{i}"))
-    applied: list[tuple[str, int, int]] = []
-    index = NodeContributions(lambda info: len(info.pods), lambda name, pods, sign: applied.append((name, pods, sign)))
+    applied: list[tuple[str, int | None, int | None]] = []
+    index = NodeContributions(lambda info: len(info.pods), lambda name, old, new: applied.append((name, old, new)))
     every = cache.snapshot().all_nodes()
     index.sync(every, complete=True)
     index.sync(every, complete=True)
-    assert sorted(applied) == [("n0", 0, 1), ("n1", 0, 1)]
+    assert sorted(applied) == [("n0", None, 0), ("n1", None, 0)]
     applied.clear()
     copy = every.nodes[1].clone()
     copy.add_pod(PodRecord(make_pod("what-if", node="n1", uid="u-what-if")))
     index.sync(NodeBatch.of([copy], NodeColumns.of([copy])))
-    assert applied == [("n1", 0, -1), ("n1", 1, 1)]
+    assert applied == [("n1", 0, 1)]
     applied.clear()
     index.sync(every, complete=True)
-    assert applied == [("n1", 1, -1), ("n1", 0, 1)]
+    assert applied == [("n1", 1, 0)]

@@ -1335,3 +1335,43 @@ def test_one_plugin_instance_follows_the_cache_across_requests() -> None:
     assert verdicts() == {"pre": None, "rejected": [], "raw": {"a": 2, "b": 2}}
     cache.remove_node("b")  # its pod d1 stays on a placeholder, which snapshots leave out
     assert verdicts() == {"pre": None, "rejected": [], "raw": {"a": 1}}
+
+
+def test_the_cluster_index_kept_through_changes_equals_one_built_afresh() -> None:
+    """The index moves each changed node's terms from its old contribution to its new one (only the counts that
+    differ): through random binds, removals and node relabels it holds what an index synced once holds, and
+    reads the same existing anti-affinity counts for incoming pods."""
+    rng = random.Random(11)
+    cache = ClusterCache()
+    names = [f"n{i}" for i in range(12)]
+    for name in names:
+        cache.load([_rzh(name, zone=rng.choice(["z1", "z2", "z3"]))])
+    index = ClusterIndex()
+    incoming = [PodRecord(Pod().labels(labels).obj())
+                for labels in ({"foo": "1"}, {"bar": "2"}, {"foo": "2", "bar": "1"})]
+    serial = 0
+    for step in range(80):
+        for _ in range(rng.choice([1, 2, 6])):
+            action = rng.random()
+            if action < 0.6:
+                serial += 1
+                pod = Pod(f"p{serial}").node(rng.choice(names)).labels({rng.choice(["foo", "bar"]): rng.choice("12")})
+                for _ in range(rng.randint(0, 2)):
+                    maker = rng.choice([pod.anti_exists, pod.aff_exists])
+                    maker(rng.choice(["foo", "bar"]), rng.choice(["zone", "region", "hostname"]),
+                          rng.choice([REQUIRED, PREFERRED]))
+                cache.upsert_pod(pod.obj())
+            elif action < 0.9:
+                placed = [info for info in cache.snapshot().node_list if info.pods]
+                if placed:
+                    cache.remove_pod(rng.choice(rng.choice(placed).pods).cache_key)
+            else:
+                cache.load([_rzh(rng.choice(names), zone=rng.choice(["z1", "z2", "z4"]))])
+        every = cache.snapshot().all_nodes()
+        index.sync(every)
+        fresh = ClusterIndex()
+        fresh.sync(every)
+        assert index.anti_terms == fresh.anti_terms, step
+        assert index.score_terms == fresh.score_terms, step
+        for pod in incoming:
+            assert index.existing_anti_affinity_counts(pod, None) == fresh.existing_anti_affinity_counts(pod, None)
