@@ -164,7 +164,8 @@ class NodeColumns:
         columns = cls(len(nodes))
         for node in nodes:
             row = columns._rows[node.name] = columns._allocate()
-            columns._write(row, node)
+            columns._write_record(row, node)
+            columns._write_pods(row, node)
             columns.infos[row] = node
         return columns
 
@@ -200,7 +201,12 @@ class NodeColumns:
         if row is None:
             row = self._rows[node.name] = self._allocate()
             self._named.clear()
-        self._write(row, node)
+        held = self.infos[row]
+        if held is None or held.node is not node.node:
+            self._write_record(row, node)
+        # else: the same node object as the row holds (a pod bound or removed): its labels, images, taints and
+        # allocatable are in the row already, and only what the pods make changes.
+        self._write_pods(row, node)
         self.infos[row] = node
         node.row = (self.owner << _ROW_BITS) | row
 
@@ -224,37 +230,25 @@ class NodeColumns:
         for alloc, used in self.scalars.values():
             alloc[row] = used[row] = 0
 
-    def _write(self, row: int, node: NodeInfo) -> None:
+    def _write_record(self, row: int, node: NodeInfo) -> None:
+        """The row's fields that come from the node object: allocatable, unschedulable, taints, labels, images."""
         record = node.node
         assert record is not None, "placeholders are never columns"
-        alloc, requested, nonzero = record.allocatable, node.requested, node.non_zero_requested
+        alloc = record.allocatable
         n = self.numeric
         n["alloc_cpu"][row] = alloc.milli_cpu
         n["alloc_mem"][row] = alloc.memory
         n["alloc_eph"][row] = alloc.ephemeral_storage
         n["alloc_pods"][row] = alloc.allowed_pods
-        n["req_cpu"][row] = requested.milli_cpu
-        n["req_mem"][row] = requested.memory
-        n["req_eph"][row] = requested.ephemeral_storage
-        n["nonzero_cpu"][row] = nonzero.milli_cpu
-        n["nonzero_mem"][row] = nonzero.memory
-        n["pod_count"][row] = len(node.pods)
         n["unschedulable"][row] = record.unschedulable
-        n["has_ports"][row] = bool(node.used_ports)
-        # What per-node memos (spreading's match counts) compare with: a row whose generation moved is stale.
-        n["generation"][row] = node.generation
         code = self._taint_codes.get(record.taints)
         if code is None:
             code = self._taint_codes[record.taints] = len(self.taint_sets)
             self.taint_sets.append(record.taints)
         n["taint_code"][row] = code
         self._clear_keyed(row)
-        for name in alloc.scalars.keys() | requested.scalars.keys():
-            pair = self.scalars.get(name)
-            if pair is None:
-                pair = self.scalars[name] = (np.zeros(self.capacity, np.int64), np.zeros(self.capacity, np.int64))
-            pair[0][row] = alloc.scalars.get(name, 0)
-            pair[1][row] = requested.scalars.get(name, 0)
+        for name, amount in alloc.scalars.items():
+            self._scalar(name)[0][row] = amount
         for key, value in record.labels.items():
             codes = self.labels.get(key)
             if codes is None:
@@ -278,6 +272,31 @@ class NodeColumns:
                 column = self.images[image] = np.zeros(self.capacity, np.int64)
             column[row] = size
         self._row_images[row] = tuple(sizes)
+
+    def _write_pods(self, row: int, node: NodeInfo) -> None:
+        """The row's fields that come from the node's pods: what they request, how many, their ports, and the
+        NodeInfo's generation (what per-node memos, spreading's match counts, compare with)."""
+        requested, nonzero = node.requested, node.non_zero_requested
+        n = self.numeric
+        n["req_cpu"][row] = requested.milli_cpu
+        n["req_mem"][row] = requested.memory
+        n["req_eph"][row] = requested.ephemeral_storage
+        n["nonzero_cpu"][row] = nonzero.milli_cpu
+        n["nonzero_mem"][row] = nonzero.memory
+        n["pod_count"][row] = len(node.pods)
+        n["has_ports"][row] = bool(node.used_ports)
+        n["generation"][row] = node.generation
+        for name in requested.scalars.keys() - self.scalars.keys():
+            self._scalar(name)
+        for name, (_, used) in self.scalars.items():
+            used[row] = requested.scalars.get(name, 0)
+
+    def _scalar(self, name: str) -> tuple[Int64Array, Int64Array]:
+        """A scalar resource's columns (allocatable, requested), made on first sight."""
+        pair = self.scalars.get(name)
+        if pair is None:
+            pair = self.scalars[name] = (np.zeros(self.capacity, np.int64), np.zeros(self.capacity, np.int64))
+        return pair
 
     # ---- reading -------------------------------------------------------------------------------
     def rows_named(self, names: Sequence[str]) -> IntpArray:
