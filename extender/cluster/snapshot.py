@@ -16,21 +16,26 @@ from extender.cluster.dra_objects import EMPTY_VIEW, DRAView
 from extender.cluster.nodeinfo import NodeInfo
 
 _NONE: Mapping[str, Mapping[str, Any]] = MappingProxyType({})  # a kind the snapshot holds nothing of
+# Replaced NodeInfos kept to swap into the affinity groups when next read; past this many the groups are dropped.
+_MAX_SWAPS = 256
 
 
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_all", "_all_rows", "_images", "_positions", "columns", "dra", "generation", "node_infos",
-                 "node_list", "objects", "pods_with_affinity_nodes", "pods_with_required_anti_affinity_nodes")
+    __slots__ = ("_all", "_all_rows", "_images", "_positions", "_swaps", "_with_affinity", "_with_anti", "columns",
+                 "dra", "generation", "node_infos", "node_list", "objects")
 
     def __init__(self) -> None:
         self.node_infos: dict[str, NodeInfo] = {}
         self.node_list: list[NodeInfo] = []
         # The node-local plugins' view: one row per node, written whenever a node is put in node_infos.
         self.columns = NodeColumns()
-        self.pods_with_affinity_nodes: list[NodeInfo] = []
-        self.pods_with_required_anti_affinity_nodes: list[NodeInfo] = []
+        # The nodes with pods with (anti-)affinity, for the legacy InterPodAffinity alone: kept as of the last read,
+        # with the NodeInfos replaced since then (old, new) still to swap in, or None to build afresh.
+        self._with_affinity: list[NodeInfo] | None = []
+        self._with_anti: list[NodeInfo] | None = []
+        self._swaps: list[tuple[NodeInfo, NodeInfo]] = []
         # kind -> "namespace/name" (or "name") -> raw object; replaced, never mutated, by the cache.
         self.objects: Mapping[str, Mapping[str, Mapping[str, Any]]] = {}
         self.dra: DRAView = EMPTY_VIEW  # DRA records; replaced, never mutated, by the cache
@@ -89,10 +94,8 @@ class Snapshot:
         if nodes_changed:
             self._images = None
         self.node_list = list(self.node_infos.values())
-        self.pods_with_affinity_nodes = [n for n in self.node_list if n.pods_with_affinity]
-        self.pods_with_required_anti_affinity_nodes = [
-            n for n in self.node_list if n.pods_with_required_anti_affinity
-        ]
+        self._with_affinity = self._with_anti = None
+        self._swaps = []
         self._positions = {name: i for i, name in enumerate(self.node_infos)}
         self._all_rows = None
 
@@ -100,13 +103,9 @@ class Snapshot:
         positions = self._positions
         assert positions is not None
         node_list = list(self.node_list)
-        with_affinity = list(self.pods_with_affinity_nodes)
-        with_anti = list(self.pods_with_required_anti_affinity_nodes)
-        regroup = False
         # Images a replaced node object dropped (-1) or gained (+1): a kubelet's status report usually changes
         # none, and the counts are then kept as they are.
         image_moves: list[tuple[str, int]] = []
-        # NodeInfo has no __eq__, so list.index finds this very object (identity), at C speed.
         for name in names:
             index = positions[name]
             old, new = node_list[index], self.node_infos[name]
@@ -118,20 +117,18 @@ class Snapshot:
                 if before != after:
                     image_moves += [(image, -1) for image in before - after]
                     image_moves += [(image, 1) for image in after - before]
-            if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or \
-                    bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
-                regroup = True  # the node joins or leaves a group: the groups are rebuilt below, in order
-            elif not regroup:
-                if old.pods_with_affinity:
-                    with_affinity[with_affinity.index(old)] = new
-                if old.pods_with_required_anti_affinity:
-                    with_anti[with_anti.index(old)] = new
+            if self._with_affinity is not None:
+                if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or \
+                        bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
+                    # The node joins or leaves a group: the groups are made again, in order, when next read.
+                    self._with_affinity = self._with_anti = None
+                    self._swaps = []
+                elif len(self._swaps) < _MAX_SWAPS:
+                    self._swaps.append((old, new))
+                else:  # nobody read the groups for a while (the default profile never does): made afresh if read
+                    self._with_affinity = self._with_anti = None
+                    self._swaps = []
         self.node_list = node_list
-        if regroup:
-            with_affinity = [n for n in node_list if n.pods_with_affinity]
-            with_anti = [n for n in node_list if n.pods_with_required_anti_affinity]
-        self.pods_with_affinity_nodes = with_affinity
-        self.pods_with_required_anti_affinity_nodes = with_anti
         if image_moves and self._images is not None:
             counts = dict(self._images)  # a copy: a request may still hold the counts it read
             for image, step in image_moves:
@@ -158,6 +155,37 @@ class Snapshot:
     def get(self, name: str) -> NodeInfo | None:
         """The NodeInfo of a node, or None if the snapshot does not hold it."""
         return self.node_infos.get(name)
+
+    @property
+    def pods_with_affinity_nodes(self) -> list[NodeInfo]:
+        """The nodes holding a pod with affinity terms (of any kind), in node order (the legacy InterPodAffinity
+        reads them; made when read, so that a pod bound costs the default profile nothing here)."""
+        self._settle_groups()
+        assert self._with_affinity is not None
+        return self._with_affinity
+
+    @property
+    def pods_with_required_anti_affinity_nodes(self) -> list[NodeInfo]:
+        """The nodes holding a pod with required anti-affinity terms, in node order."""
+        self._settle_groups()
+        assert self._with_anti is not None
+        return self._with_anti
+
+    def _settle_groups(self) -> None:
+        if self._with_affinity is None or self._with_anti is None:
+            self._with_affinity = [n for n in self.node_list if n.pods_with_affinity]
+            self._with_anti = [n for n in self.node_list if n.pods_with_required_anti_affinity]
+        elif self._swaps:
+            # Copies: a reader may still hold the lists it read. NodeInfo has no __eq__, so list.index finds this
+            # very object (identity), at C speed.
+            with_affinity, with_anti = list(self._with_affinity), list(self._with_anti)
+            for old, new in self._swaps:
+                if old.pods_with_affinity:
+                    with_affinity[with_affinity.index(old)] = new
+                if old.pods_with_required_anti_affinity:
+                    with_anti[with_anti.index(old)] = new
+            self._with_affinity, self._with_anti = with_affinity, with_anti
+        self._swaps = []
 
     def image_node_counts(self) -> dict[str, int]:
         """For each image name, on how many nodes it is present (ImageStateSummary.NumNodes)."""

@@ -591,3 +591,24 @@ def test_a_held_status_version_reaches_the_snapshot_with_the_next_change_of_its_
     cache.remove_object("ReplicaSet", other)
     held = cache.snapshot().kind("ReplicaSet")
     assert set(held) == {"default/web-1"} and held["default/web-1"]["status"]["readyReplicas"] == 3
+
+
+def test_unread_affinity_groups_hold_no_more_than_a_bounded_number_of_replaced_nodes() -> None:
+    """The groups of nodes with (anti-)affinity pods are made when read (only the legacy InterPodAffinity reads
+    them). Until then the NodeInfos replaced since the last read wait to be swapped in; a service on the default
+    profile never reads them, so that queue must not keep every replaced NodeInfo alive."""
+    from extender.cluster import snapshot as snapshot_module
+
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1", cpu="1000", memory="1000Gi"))
+    cache.upsert_pod(make_pod("db", node="n1", labels={"app": "db"}, spec={"affinity": anti}))
+    held = cache.snapshot().pods_with_required_anti_affinity_nodes
+    for i in range(3 * snapshot_module._MAX_SWAPS):
+        cache.upsert_pod(make_pod(f"p{i}", node="n1", requests=[{"cpu": "1m"}]))
+        cache.snapshot()
+        assert len(cache.snapshot()._swaps) <= snapshot_module._MAX_SWAPS
+    assert [n.name for n in cache.snapshot().pods_with_required_anti_affinity_nodes] == ["n1"]
+    assert cache.snapshot().pods_with_required_anti_affinity_nodes[0] is cache.snapshot().get("n1")
+    assert held[0] is not cache.snapshot().get("n1")  # what a reader held is left as it was
