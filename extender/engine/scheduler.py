@@ -299,9 +299,14 @@ class Scheduler:
         if names is not None:
             # kube-scheduler sends these names back to prioritize as the text we answer them with: that text
             # finds their rows (and, in the HTTP layer, the decoded list) without looking each name up again.
-            checked = isinstance(names, NodeNames) and names.unique()  # no name twice in the request
-            answer.passed = NodeNames.encoded([known_names[i] for i in passed.tolist()], unique=checked or None)
-            snapshot.columns.remember_rows(answer.passed, candidates.rows[passed])
+            if isinstance(names, NodeNames) and len(passed) == len(names):
+                # Every name known and passed (what kube-scheduler usually sends: the nodes its own filters
+                # passed): the answer is the request's own list, whose text found its rows already.
+                answer.passed = names
+            else:
+                checked = isinstance(names, NodeNames) and names.unique()  # no name twice in the request
+                answer.passed = NodeNames.encoded([known_names[i] for i in passed.tolist()], unique=checked or None)
+                snapshot.columns.remember_rows(answer.passed, candidates.rows[passed])
         else:
             sent = nodes or []
             answer.passed_nodes = [sent[i].echo() for i in passed.tolist()]

@@ -161,3 +161,25 @@ def test_prioritize_after_filter_reads_the_passed_names_as_answered(client: Test
     cache.remove_node("big")
     after = fresh.post("/prioritize", content=body, headers={"content-type": "application/json"}).json()
     assert after[0] == {"Host": "big", "Score": 0} and after[1] == held[1]
+
+
+def test_a_filter_passing_every_name_answers_the_requests_own_list() -> None:
+    """What kube-scheduler usually sends is the nodes its own filters passed, and the same plugins pass them all
+    again: the answer is then the request's own list and text (which found its rows already), and prioritize
+    finds it decoded. One name failing gives a list of its own, as before."""
+    cache = cluster()
+    scheduler = Scheduler(cache, [Framework(build_profile(None))])
+    fresh = TestClient(create_app(scheduler))
+    text = b'["big", "small"]'  # spaced as a hand-written request may be: answered as it came
+    small_pod = make_pod("incoming", requests=[{"cpu": "100m", "memory": "64Mi"}])
+    body = b'{"Pod":' + orjson.dumps(small_pod) + b',"NodeNames":' + text + b"}"
+    filtered = fresh.post("/filter", content=body, headers={"content-type": "application/json"})
+    assert filtered.status_code == 200 and filtered.json()["NodeNames"] == ["big", "small"]
+    assert b'"NodeNames":' + text in filtered.content
+    held = _RECENT_NAME_LISTS.get(text)
+    assert held is not None and decode_candidate_args(body, 100).names is held
+    assert scheduler.filter(None, small_pod, held, None).passed is held
+    prioritized = fresh.post("/prioritize", content=body, headers={"content-type": "application/json"})
+    assert [entry["Host"] for entry in prioritized.json()] == ["big", "small"]
+    narrowed = scheduler.filter(None, pod(), held, None)  # two CPUs: small has one
+    assert narrowed.passed == ["big"] and narrowed.passed is not held and narrowed.passed.text == b'["big"]'
