@@ -23,18 +23,18 @@ _MAX_SWAPS = 256
 class Snapshot:
     """Nodes with their pods, plus the cluster's other objects, as of one refresh."""
 
-    __slots__ = ("_all", "_all_rows", "_images", "_positions", "_swaps", "_with_affinity", "_with_anti", "columns",
-                 "dra", "generation", "node_infos", "node_list", "objects")
+    __slots__ = ("_all", "_all_rows", "_groups", "_images", "_positions", "_swaps", "columns", "dra", "generation",
+                 "node_infos", "node_list", "objects")
 
     def __init__(self) -> None:
         self.node_infos: dict[str, NodeInfo] = {}
         self.node_list: list[NodeInfo] = []
         # The node-local plugins' view: one row per node, written whenever a node is put in node_infos.
         self.columns = NodeColumns()
-        # The nodes with pods with (anti-)affinity, for the legacy InterPodAffinity alone: kept as of the last read,
-        # with the NodeInfos replaced since then (old, new) still to swap in, or None to build afresh.
-        self._with_affinity: list[NodeInfo] | None = []
-        self._with_anti: list[NodeInfo] | None = []
+        # The nodes with pods with affinity and those with pods with required anti-affinity, for the legacy
+        # InterPodAffinity alone: kept as of the last read, with the NodeInfos replaced since then (old, new) still
+        # to swap in; None to make afresh when next read.
+        self._groups: tuple[list[NodeInfo], list[NodeInfo]] | None = ([], [])
         self._swaps: list[tuple[NodeInfo, NodeInfo]] = []
         # kind -> "namespace/name" (or "name") -> raw object; replaced, never mutated, by the cache.
         self.objects: Mapping[str, Mapping[str, Mapping[str, Any]]] = {}
@@ -94,7 +94,7 @@ class Snapshot:
         if nodes_changed:
             self._images = None
         self.node_list = list(self.node_infos.values())
-        self._with_affinity = self._with_anti = None
+        self._groups = None
         self._swaps = []
         self._positions = {name: i for i, name in enumerate(self.node_infos)}
         self._all_rows = None
@@ -117,17 +117,15 @@ class Snapshot:
                 if before != after:
                     image_moves += [(image, -1) for image in before - after]
                     image_moves += [(image, 1) for image in after - before]
-            if self._with_affinity is not None:
-                if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or \
-                        bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
-                    # The node joins or leaves a group: the groups are made again, in order, when next read.
-                    self._with_affinity = self._with_anti = None
+            if self._groups is not None:
+                # A node joining or leaving a group, or groups nobody read for a while (the default profile never
+                # does): made afresh, in order, when next read.
+                if bool(old.pods_with_affinity) != bool(new.pods_with_affinity) or len(self._swaps) >= _MAX_SWAPS \
+                        or bool(old.pods_with_required_anti_affinity) != bool(new.pods_with_required_anti_affinity):
+                    self._groups = None
                     self._swaps = []
-                elif len(self._swaps) < _MAX_SWAPS:
+                else:
                     self._swaps.append((old, new))
-                else:  # nobody read the groups for a while (the default profile never does): made afresh if read
-                    self._with_affinity = self._with_anti = None
-                    self._swaps = []
         self.node_list = node_list
         if image_moves and self._images is not None:
             counts = dict(self._images)  # a copy: a request may still hold the counts it read
@@ -160,32 +158,30 @@ class Snapshot:
     def pods_with_affinity_nodes(self) -> list[NodeInfo]:
         """The nodes holding a pod with affinity terms (of any kind), in node order (the legacy InterPodAffinity
         reads them; made when read, so that a pod bound costs the default profile nothing here)."""
-        self._settle_groups()
-        assert self._with_affinity is not None
-        return self._with_affinity
+        return self._settled_groups()[0]
 
     @property
     def pods_with_required_anti_affinity_nodes(self) -> list[NodeInfo]:
         """The nodes holding a pod with required anti-affinity terms, in node order."""
-        self._settle_groups()
-        assert self._with_anti is not None
-        return self._with_anti
+        return self._settled_groups()[1]
 
-    def _settle_groups(self) -> None:
-        if self._with_affinity is None or self._with_anti is None:
-            self._with_affinity = [n for n in self.node_list if n.pods_with_affinity]
-            self._with_anti = [n for n in self.node_list if n.pods_with_required_anti_affinity]
+    def _settled_groups(self) -> tuple[list[NodeInfo], list[NodeInfo]]:
+        groups = self._groups
+        if groups is None:
+            groups = ([n for n in self.node_list if n.pods_with_affinity],
+                      [n for n in self.node_list if n.pods_with_required_anti_affinity])
         elif self._swaps:
             # Copies: a reader may still hold the lists it read. NodeInfo has no __eq__, so list.index finds this
             # very object (identity), at C speed.
-            with_affinity, with_anti = list(self._with_affinity), list(self._with_anti)
+            with_affinity, with_anti = list(groups[0]), list(groups[1])
             for old, new in self._swaps:
                 if old.pods_with_affinity:
                     with_affinity[with_affinity.index(old)] = new
                 if old.pods_with_required_anti_affinity:
                     with_anti[with_anti.index(old)] = new
-            self._with_affinity, self._with_anti = with_affinity, with_anti
-        self._swaps = []
+            groups = (with_affinity, with_anti)
+        self._groups, self._swaps = groups, []
+        return groups
 
     def image_node_counts(self) -> dict[str, int]:
         """For each image name, on how many nodes it is present (ImageStateSummary.NumNodes)."""
