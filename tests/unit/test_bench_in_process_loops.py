@@ -39,6 +39,7 @@ def test_object_churn_changes_one_object_and_the_churn_worker_times_it(tmp_path:
 def test_engine_loop_worker_schedules_every_pod(tmp_path: Path) -> None:
     engine_loop.write_inputs(tmp_path, nodes=30, template="plain", pods=engine_loop.BLOCK, names=10)
     figures = engine_loop.worker(tmp_path)
+    assert figures["bound_pods"] == engine_loop.WARM + engine_loop.BLOCK
     assert figures["cpu_per_pod_ms"] > 0
     assert list(figures["steps_ms"]) == list(engine_loop.STEPS)
     assert all(ms > 0 for ms in figures["steps_ms"].values())
