@@ -101,8 +101,11 @@ class Service:
 
 # Scrolls the table from top to bottom, collecting every row it draws (rows exist only while in view). It ends
 # at the bottom, or throws (naming the scroll geometry) when a step no longer moves the table or after
-# READ_TABLE_LIMIT_MS: Playwright's evaluate has no timeout of its own.
+# READ_TABLE_LIMIT_MS. That limit is the page's own clock: a renderer that stops running the page's timers
+# never reaches it, so read_table also waits on Playwright's side (its driver's clock) and gives up after
+# READ_TABLE_LIMIT_MS plus a margin, saying how far the reader got (Playwright's evaluate has no timeout).
 READ_TABLE_LIMIT_MS = 120_000
+READ_TABLE_MARGIN_MS = 30_000
 READ_TABLE = """async (limitMs) => {
   const body = document.querySelector('.vt-body');
   // Two animation frames after a scroll, the table has drawn the rows in view; a page that gets no frames
@@ -156,9 +159,44 @@ def screenshot(page: Any, path: Path, *, full_page: bool = False) -> None:
         path.with_suffix(".txt").write_text(f"no screenshot: {err}\n")
 
 
+class TableStalled(AssertionError):
+    """The page stopped running the table reader: no answer within READ_TABLE_LIMIT_MS plus a margin, by
+    Playwright's clock."""
+
+
+# The reader runs as a promise the page keeps (window.__tableRead). Playwright's waitForFunction starts it
+# (on the predicate's first call) and waits for it, all under one timeout of Playwright's own: a plain
+# evaluate would wait for ever on a page that stopped running.
+_READ_WHEN_DONE = """(limitMs) => {
+  if (!window.__tableRead) {
+    const state = {done: false, rows: null, error: null};
+    window.__tableRead = state;
+    const reader = READER;
+    reader(limitMs).then(
+      (rows) => { state.rows = rows; state.done = true; },
+      (err) => { state.error = String(err); state.done = true; });
+  }
+  const state = window.__tableRead;
+  if (!state.done) return false;
+  delete window.__tableRead;
+  return {rows: state.rows, error: state.error};
+}""".replace("READER", READ_TABLE)
+
+
 def read_table(page: Any) -> dict[str, dict[str, Any]]:
     """Every row of the node table, by node: its position in the current order and its cells by column."""
-    rows: dict[str, dict[str, Any]] = page.evaluate(READ_TABLE, READ_TABLE_LIMIT_MS)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    waited_ms = READ_TABLE_LIMIT_MS + READ_TABLE_MARGIN_MS
+    try:
+        # Polled on a timer (never on animation frames, which headless Chromium sometimes stops producing).
+        answer = page.wait_for_function(_READ_WHEN_DONE, arg=READ_TABLE_LIMIT_MS, polling=100, timeout=waited_ms)
+    except PlaywrightTimeout as err:
+        raise TableStalled(f"the table reader got no answer from the page in {waited_ms // 1000} s ({err})") from err
+    state: dict[str, Any] = answer.json_value()
+    if state["error"] is not None:
+        raise AssertionError(f"the table reader failed: {state['error']}")
+    rows: dict[str, dict[str, Any]] = state["rows"]
     return rows
 
 

@@ -4,12 +4,14 @@ what-ifs that change the answer (and write nothing), devices, Karmada placement,
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
+import browser_support
 import httpx
 import pytest
-from browser_support import ROOT, Service, open_pod, order, read_table, screenshot
+from browser_support import ROOT, Service, TableStalled, open_pod, order, read_table, screenshot
 
 PASSING = ("Success", "Skip")
 SYMBOLS = {"Success": "✓", "Skip": "skip", "Unschedulable": "✗", "UnschedulableAndUnresolvable": "✗✗",
@@ -104,6 +106,21 @@ def test_the_table_scrolls_and_sorts_without_animation_frames(page: Any, demo: S
                          "2 * document.querySelector('.vt-body').clientHeight")
     page.click(".vt-head [data-col='node'] button")
     assert order(read_table(page)) == sorted(nodes)
+
+
+def test_a_page_that_stops_running_fails_the_table_read_in_bounded_time(page: Any, demo: Service,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A renderer that stops running the page (its timers too) never reaches the reader's own time limit;
+    read_table gives up by Playwright's clock instead of waiting for ever (a CI run once hung so)."""
+    open_pod(page, demo, "shop", "web-pending")
+    monkeypatch.setattr(browser_support, "READ_TABLE_LIMIT_MS", 1_000)
+    monkeypatch.setattr(browser_support, "READ_TABLE_MARGIN_MS", 2_000)
+    # The page's main thread is busy for 20 s from its next task on: the reader starts and gets no further.
+    page.evaluate("() => { setTimeout(() => { const end = Date.now() + 20000; while (Date.now() < end) {} }, 0); }")
+    started = time.monotonic()
+    with pytest.raises(TableStalled, match="no answer from the page in 3 s"):
+        read_table(page)
+    assert time.monotonic() - started < 15
 
 
 def test_sort_and_filter(page: Any, demo: Service, artifacts: Path) -> None:
