@@ -132,6 +132,10 @@ class ClusterCache:
         # Keys of the assumed pods among them: counts and expiry read these, never all 150k pods.
         self._assumed: set[str] = set()
         self._pending: dict[str, PodRecord] = {}
+        # The keys of the pods held (assigned, assumed or pending) by namespace and name: a bind or an explain
+        # that names a pod without its UID finds it here, never by a walk over every pod. Two pods can share a
+        # name for a while (one deleted, its successor created): each keeps its own key.
+        self._named: dict[tuple[str, str], dict[str, None]] = {}
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
         # Kinds of _objects changed since the last snapshot: only their mappings are copied into the next one
@@ -174,6 +178,7 @@ class ClusterCache:
                        for key, state in self._pods.items()}
         other._assumed = set(self._assumed)
         other._pending = dict(self._pending)
+        other._named = {name: dict(keys) for name, keys in self._named.items()}
         other._objects = {kind: dict(objects) for kind, objects in self._objects.items()}
         other._objects_dirty = set(other._objects)
         other._dirty = set(other._nodes)
@@ -256,6 +261,10 @@ class ClusterCache:
             self._pods[record.cache_key] = _PodState(record)
         elif not record.node_name:
             self._pending[record.cache_key] = record
+        if record.cache_key in self._pods or record.cache_key in self._pending:
+            self._named.setdefault((record.namespace, record.name), {})[record.cache_key] = None
+        else:  # a terminal pod: no longer held
+            self._drop_name(record)
         return record
 
     def _unchanged_pod(self, slim: Any) -> PodRecord | None:
@@ -284,13 +293,24 @@ class ClusterCache:
     def remove_pod(self, raw_or_key: Mapping[str, Any] | str) -> None:
         """Delete a pod (by object or cache key); unknown pods are ignored."""
         key = raw_or_key if isinstance(raw_or_key, str) else PodRecord(raw_or_key).cache_key
-        self._pending.pop(key, None)
+        pending = self._pending.pop(key, None)
+        if pending is not None:
+            self._drop_name(pending)
         state = self._pods.pop(key, None)
         if state is not None:
+            self._drop_name(state.pod)
             self._assumed.discard(key)
             self._unaccount(state.pod)
             if state.assumed:  # deleted before its binding was confirmed: its claims' devices go back too
                 self.dra.forget(key)
+
+    def _drop_name(self, pod: PodRecord) -> None:
+        """The pod is no longer held: its key leaves the name index."""
+        keys = self._named.get((pod.namespace, pod.name))
+        if keys is not None:
+            keys.pop(pod.cache_key, None)
+            if not keys:
+                del self._named[(pod.namespace, pod.name)]
 
     def _account(self, pod: PodRecord) -> None:
         info = self._nodes.get(pod.node_name)
@@ -325,14 +345,18 @@ class ClusterCache:
             found = self.get_pod(uid)
             if found is not None:
                 return found
-        return self.get_pod(f"{namespace}/{name}") or next(
-            (s.pod for s in self._pods.values() if s.pod.namespace == namespace and s.pod.name == name),
-            None,
-        ) or self.pending_named(namespace, name)
+        return self.get_pod(f"{namespace}/{name}") or self.find_named(namespace, name)
 
-    def pending_named(self, namespace: str, name: str) -> PodRecord | None:
-        """A pending pod of that namespace and name, whatever its UID (a walk over the pending pods only)."""
-        return next((p for p in self._pending.values() if p.namespace == namespace and p.name == name), None)
+    def find_named(self, namespace: str, name: str) -> PodRecord | None:
+        """A pod of that namespace and name, whatever its UID: an assigned or assumed one before a pending one
+        (when a deleted pod and its successor are both held), else None. One lookup, no walk."""
+        pending: PodRecord | None = None
+        for key in self._named.get((namespace, name), ()):
+            state = self._pods.get(key)
+            if state is not None:
+                return state.pod
+            pending = pending or self._pending.get(key)
+        return pending
 
     def is_assumed(self, key: str) -> bool:
         """Whether a pod is currently assumed (bound by us, not yet confirmed by the source)."""
@@ -358,6 +382,7 @@ class ClusterCache:
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)
         self._assumed.add(assumed.cache_key)
+        self._named.setdefault((assumed.namespace, assumed.name), {})[assumed.cache_key] = None
         return assumed
 
     def finish_binding(self, key: str, now: float | None = None) -> None:
@@ -376,6 +401,7 @@ class ClusterCache:
             return
         del self._pods[key]
         self._assumed.discard(key)
+        self._drop_name(state.pod)
         self._unaccount(state.pod)
         self.dra.forget(key)
 

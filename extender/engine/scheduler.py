@@ -438,11 +438,10 @@ class Scheduler:
     def _known_pod(self, namespace: str, name: str, uid: str) -> PodRecord | None:
         if not uid:  # a hand-written bind: the pod of that name, whatever its UID (for a precise refusal)
             return self.cache.find_pod(namespace, name)
-        # By key, then among the pending pods by name (a bind names a pod waiting for a node; one of that name
-        # with another UID is refused by name): never a walk over every pod of the cache for a UID nobody holds
-        # (37 ms at 150000 pods).
+        # By key, then by name (a pod of that name with another UID is refused by name, pending or placed): one
+        # lookup each, never a walk over every pod of the cache for a UID nobody holds (37 ms at 150000 pods).
         return self.recent.get(uid) or self.cache.get_pod(uid) or self.cache.get_pod(f"{namespace}/{name}") \
-            or self.cache.pending_named(namespace, name)
+            or self.cache.find_named(namespace, name)
 
     def _assume(self, pod: PodRecord, namespace: str, name: str, node: str) -> PodRecord:
         placed = self.cache.get_pod(pod.cache_key)

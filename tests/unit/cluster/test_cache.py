@@ -612,3 +612,28 @@ def test_unread_affinity_groups_hold_no_more_than_a_bounded_number_of_replaced_n
     assert [n.name for n in cache.snapshot().pods_with_required_anti_affinity_nodes] == ["n1"]
     assert cache.snapshot().pods_with_required_anti_affinity_nodes[0] is cache.snapshot().get("n1")
     assert held[0] is not cache.snapshot().get("n1")  # what a reader held is left as it was
+
+
+def test_a_pod_is_found_by_name_through_its_whole_life() -> None:
+    """find_pod by namespace and name (no UID) follows a pod from pending to assumed, bound, terminal or gone, a
+    successor of the same name included, and a copy of the cache finds what the cache finds."""
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    old = make_pod("web-0", uid="u-old", node="n1")
+    cache.upsert_pod(old)
+    new = make_pod("web-0", uid="u-new")
+    cache.upsert_pod(new)  # the successor, pending while the old one is still held
+    assert cache.find_pod("default", "web-0").uid == "u-old"  # the placed one first
+    cache.remove_pod(old)
+    assert cache.find_pod("default", "web-0").uid == "u-new"
+    assumed = cache.assume_pod(PodRecord(new), "n1")
+    assert cache.find_pod("default", "web-0") is assumed
+    cache.forget_pod(assumed.cache_key)
+    assert cache.find_pod("default", "web-0") is None  # forgotten: held nowhere until the source sends it again
+    cache.upsert_pod(new)
+    twin = cache.copy()
+    cache.upsert_pod(make_pod("web-0", uid="u-new", node="n1", phase="Succeeded"))
+    assert cache.find_pod("default", "web-0") is None  # terminal: no longer held
+    assert twin.find_pod("default", "web-0").uid == "u-new"
+    assert cache.find_pod("other", "web-0") is None
+    assert cache._named == {}

@@ -147,8 +147,8 @@ def test_a_record_is_found_again_only_at_its_version() -> None:
 
 def test_a_bind_naming_a_uid_nobody_holds_is_refused_without_walking_the_cache(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pod recreated under the same name is another pod: a bind naming the old UID is refused, by name when the
-    new one is pending, as not known when it is placed; never by a walk over every pod of the cache."""
+    """A pod recreated under the same name is another pod: a bind naming the old UID is refused by name, the new
+    one pending or placed; never by a walk over every pod of the cache."""
     s = scheduler()
     s.cache.upsert_pod(make_pod("p", uid="u-new"))
     s.cache.upsert_pod(make_pod("q", uid="u-q", node="b"))
@@ -156,8 +156,39 @@ def test_a_bind_naming_a_uid_nobody_holds_is_refused_without_walking_the_cache(
     with pytest.raises(BindError, match=r"with UID u-old, but the extender knows that pod as default/p with UID "
                                         r"u-new: not bound"):
         asyncio.run(s.bind("default", "p", "u-old", "a"))
-    with pytest.raises(BindError, match=r"pod default/q \(UID u-old-q\) is not known to the extender"):
+    with pytest.raises(BindError, match=r"with UID u-old-q, but the extender knows that pod as default/q with UID "
+                                        r"u-q: not bound"):
         asyncio.run(s.bind("default", "q", "u-old-q", "a"))
+    with pytest.raises(BindError, match=r"pod default/r \(UID u-r\) is not known to the extender"):
+        asyncio.run(s.bind("default", "r", "u-r", "a"))
     assert s.cache.get_pod("u-new").node_name == ""
     asyncio.run(s.bind("default", "p", "u-new", "a"))
     assert s.cache.get_pod("u-new").node_name == "a"
+
+
+class _NoWalk(dict):  # type: ignore[type-arg]
+    """The cache's pods, failing any walk over them."""
+
+    def values(self):  # type: ignore[no-untyped-def]
+        pytest.fail("walked every pod of the cache")
+
+    def items(self):  # type: ignore[no-untyped-def]
+        pytest.fail("walked every pod of the cache")
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        pytest.fail("walked every pod of the cache")
+
+
+def test_a_bind_without_a_uid_finds_its_pod_by_name_without_walking_the_cache() -> None:
+    """A hand-written bind (no UID) names a pod by namespace and name: found, or refused precisely, by one lookup."""
+    s = scheduler()
+    s.cache.upsert_pod(make_pod("placed", uid="u-placed", node="b"))
+    s.cache.upsert_pod(make_pod("waiting", uid="u-waiting"))
+    s.cache._pods = _NoWalk(s.cache._pods)
+    with pytest.raises(BindError, match="knows that pod as default/placed with UID u-placed: not bound"):
+        asyncio.run(s.bind("default", "placed", "", "a"))
+    with pytest.raises(BindError, match="knows that pod as default/waiting with UID u-waiting: not bound"):
+        asyncio.run(s.bind("default", "waiting", "", "a"))
+    assert s.cache.find_pod("default", "placed").uid == "u-placed"
+    assert s.cache.find_pod("default", "waiting").uid == "u-waiting"
+    assert s.cache.find_pod("default", "nobody") is None
