@@ -519,15 +519,17 @@ class NodeContributions(Generic[T]):
 
     ``sync`` finds the nodes of a batch that changed since their row was last seen (RowGenerations) and moves
     each one's contribution in the index from the old to the new one (``apply(name, old, new)``, with
-    ``take(info)`` making the new one; None for a node coming or going), so that an index can change only what
-    differs between the two: a pod bound to a node of thirty changes one of its label groups, not thirty.
+    ``take(info, old)`` making the new one; None for a node coming or going), so that an index can change only
+    what differs between the two: a pod bound to a node of thirty changes one of its label groups, not thirty.
+    A ``take`` that finds nothing it reads changed returns ``old`` itself, and nothing is applied.
     With ``complete`` (the batch is every node of a snapshot) the nodes it lacks are taken out. Kept by name,
     so that reading other columns redoes only the nodes that differ there.
     """
 
     __slots__ = ("_apply", "_complete", "_synced", "_take", "held")
 
-    def __init__(self, take: Callable[[NodeInfo], T], apply: Callable[[str, T | None, T | None], None]) -> None:
+    def __init__(self, take: Callable[[NodeInfo, T | None], T],
+                 apply: Callable[[str, T | None, T | None], None]) -> None:
         self._take = take
         self._apply = apply
         self._synced = RowGenerations()
@@ -550,8 +552,10 @@ class NodeContributions(Generic[T]):
             assert info is not None
             previous = held.get(info.name)
             if previous is None or previous[0] != info.generation:
-                contribution = self._take(info)
-                self._apply(info.name, previous[1] if previous is not None else None, contribution)
+                old = previous[1] if previous is not None else None
+                contribution = self._take(info, old)
+                if contribution is not old:
+                    self._apply(info.name, old, contribution)
                 held[info.name] = (info.generation, contribution)
             self._synced.generations[row] = info.generation
         if complete and len(held) > len(batch):

@@ -155,5 +155,5 @@ class PodGroups:
                 for pairs, (_, all_pods, live_pods) in by_labels.items()}
 
 
-def _groups_of(info: NodeInfo) -> LabelGroups:
+def _groups_of(info: NodeInfo, _old: LabelGroups | None) -> LabelGroups:
     return {namespace: dict(groups) for namespace, groups in info.label_groups.items()}

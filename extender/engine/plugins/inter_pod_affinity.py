@@ -36,6 +36,7 @@ means "positive" as upstream's ``> 0`` checks require.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
@@ -149,14 +150,25 @@ def _bump(counter: dict[Any, int], key: Any, delta: int) -> None:
 
 class _NodeEntry:
     """One node's existing terms in the index, as of one NodeInfo generation (its pods are counted by label set
-    in the profile's PodGroups)."""
+    in the profile's PodGroups), with what they were taken from: the node's labels and its pods with terms."""
 
-    __slots__ = ("anti_terms", "score_terms")
+    __slots__ = ("anti_terms", "labels", "pods", "score_terms")
+
+    @classmethod
+    def of(cls, info: NodeInfo, old: _NodeEntry | None) -> _NodeEntry:
+        """The node's entry; ``old`` itself when the node's labels and its pods with terms are those it was
+        taken from (the usual change: a pod without terms bound or confirmed there)."""
+        node = info.node
+        assert node is not None
+        if old is not None and old.labels == node.labels and _same_pods(old.pods, info):
+            return old
+        return cls(info)
 
     def __init__(self, info: NodeInfo) -> None:
         node = info.node
         assert node is not None
-        labels = node.labels
+        labels = self.labels = node.labels
+        self.pods = (tuple(info.pods_with_required_anti_affinity), tuple(info.pods_with_affinity))
         # Terms whose topology key the node lacks never count (upstream checks the node's label when counting).
         self.anti_terms: dict[tuple[AffinityTerm, str], int] = {}
         for pod in info.pods_with_required_anti_affinity:
@@ -178,6 +190,14 @@ class _NodeEntry:
                         self.score_terms[skey] = self.score_terms.get(skey, 0) + 1
 
 
+def _same_pods(pods: tuple[tuple[PodRecord, ...], tuple[PodRecord, ...]], info: NodeInfo) -> bool:
+    """Whether the node's pods with terms are these very records (records are immutable)."""
+    anti, affinity = pods
+    now_anti, now_affinity = info.pods_with_required_anti_affinity, info.pods_with_affinity
+    return len(anti) == len(now_anti) and len(affinity) == len(now_affinity) \
+        and all(map(operator.is_, anti, now_anti)) and all(map(operator.is_, affinity, now_affinity))
+
+
 class ClusterIndex:
     """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
     label set (``groups``, read for the incoming pod's terms; see the comment above)."""
@@ -186,7 +206,7 @@ class ClusterIndex:
 
     def __init__(self, groups: PodGroups | None = None) -> None:
         self.groups = groups if groups is not None else PodGroups()
-        self._nodes: NodeContributions[_NodeEntry] = NodeContributions(_NodeEntry, self._apply)
+        self._nodes: NodeContributions[_NodeEntry] = NodeContributions(_NodeEntry.of, self._apply)
         self._columns: NodeColumns | None = None  # the columns of the last sync
         # existing required anti-affinity term -> topology value -> count
         self.anti_terms: dict[AffinityTerm, dict[str, int]] = {}

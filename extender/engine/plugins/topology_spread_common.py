@@ -271,7 +271,7 @@ class MatchCounts:
             if len(by_name) + len(batch) > _MAX_NAMED_COUNTS:
                 by_name.clear()  # names of nodes sent in full by requests: any number of distinct ones
             out = np.empty(len(batch), np.int64)
-            seen: dict[LabelPairs, bool] = {}
+            seen = memo.answers()
             for i, info in enumerate(batch.nodes):
                 entry = by_name.get(info.name)
                 if entry is None or entry[0] != info.generation:
@@ -293,7 +293,7 @@ class MatchCounts:
             memo.counts[stale_rows] = per_row[stale_rows]
             memo.rows.generations[stale_rows] = batch.column("generation")[stale]
         else:
-            seen = {}
+            seen = memo.answers()
             for i in stale.tolist():
                 row = rows[i]
                 info = columns.infos[row]  # the row's node, without gathering the whole batch's
@@ -314,18 +314,30 @@ _SELECTOR_MEMO_BYTES = 8 * 1024 * 1024
 _SELECTOR_WEIGHT = 2048
 #: Counts kept by node name for one selector (nodes that are not rows of the snapshot's columns).
 _MAX_NAMED_COUNTS = 20_000
+#: Label sets whose answer one selector keeps (about 100 bytes each, beside _SELECTOR_WEIGHT).
+_MAX_ANSWERS = 1_024
 
 
 class _SelectorMemo:
     """One selector's counts: by row of the snapshot's columns (each taken at the generation ``rows`` holds),
-    and by node name for other nodes."""
+    and by node name for other nodes; and the selector's answer per pod label set met so far."""
 
-    __slots__ = ("by_name", "counts", "rows")
+    __slots__ = ("_answers", "by_name", "counts", "rows")
 
     def __init__(self) -> None:
         self.rows = RowGenerations()
         self.counts: Int64Array = np.zeros(0, np.int64)
         self.by_name: dict[str, tuple[int, int]] = {}
+        self._answers: dict[LabelPairs, bool] = {}
+
+    def answers(self) -> dict[LabelPairs, bool]:
+        """Whether the selector matches each label set, kept from count to count: the node a bind changed is
+        counted again with lookups, not by matching each of its pods' label sets again. A label set's answer
+        never changes (the memo is the selector's); the map is started afresh past _MAX_ANSWERS sets (pods
+        with labels of their own, a StatefulSet's pod name, make a set each)."""
+        if len(self._answers) > _MAX_ANSWERS:
+            self._answers = {}
+        return self._answers
 
 
 # ---------------------------------------------------------------------------------- default selector

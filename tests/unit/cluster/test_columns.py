@@ -240,7 +240,8 @@ def test_node_contributions_redo_changed_nodes_only_and_take_missing_ones_out_of
         cache.upsert_node(make_node(f"n{i}"))
     # (node, pods it held when last taken or None, pods it holds now or None)
     applied: list[tuple[str, int | None, int | None]] = []
-    index = NodeContributions(lambda info: len(info.pods), lambda name, old, new: applied.append((name, old, new)))
+    index = NodeContributions(lambda info, _old: len(info.pods),
+                              lambda name, old, new: applied.append((name, old, new)))
     index.sync(cache.snapshot().all_nodes(), complete=True)
     assert sorted(applied) == [("n0", None, 0), ("n1", None, 0), ("n2", None, 0)]
     applied.clear()
@@ -258,6 +259,32 @@ def test_node_contributions_redo_changed_nodes_only_and_take_missing_ones_out_of
     assert applied == [("n2", 0, None)] and set(index.held) == {"n0", "n1"}
 
 
+def test_node_contributions_apply_nothing_when_take_keeps_the_old_contribution() -> None:
+    """A take that finds nothing it reads changed hands back the old contribution: nothing is applied, and the
+    node's new generation is held (it is not taken again at the next sync)."""
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n0"))
+    applied: list[tuple[str, Any, Any]] = []
+    taken: list[str] = []
+
+    def take(info: Any, old: tuple[int] | None) -> tuple[int]:
+        taken.append(info.name)
+        return old if old is not None and old[0] == len(info.pods) else (len(info.pods),)
+
+    index = NodeContributions(take, lambda name, old, new: applied.append((name, old, new)))
+    index.sync(cache.snapshot().all_nodes(), complete=True)
+    assert applied == [("n0", None, (0,))]
+    applied.clear()
+    cache.upsert_node(make_node("n0", labels={"relabelled": "yes"}))  # a new generation, the same pods
+    every = cache.snapshot().all_nodes()
+    index.sync(every, complete=True)
+    assert applied == [] and taken == ["n0", "n0"]
+    assert index.held["n0"][0] == every.nodes[0].generation
+    cache.upsert_pod(make_pod("p", node="n0", uid="u-p"))
+    index.sync(cache.snapshot().all_nodes(), complete=True)
+    assert applied == [("n0", (0,), (1,))]
+
+
 def test_node_contributions_sync_the_last_complete_batch_again_only_after_another_batch() -> None:
     """Syncing the same complete batch twice in a row changes nothing; once another batch was synced (a what-if
     copy of a node with a pod more), the first batch's nodes are compared again and put back."""
@@ -265,7 +292,8 @@ def test_node_contributions_sync_the_last_complete_batch_again_only_after_anothe
     for i in range(2):
         cache.upsert_node(make_node(f"n{i}"))
     applied: list[tuple[str, int | None, int | None]] = []
-    index = NodeContributions(lambda info: len(info.pods), lambda name, old, new: applied.append((name, old, new)))
+    index = NodeContributions(lambda info, _old: len(info.pods),
+                              lambda name, old, new: applied.append((name, old, new)))
     every = cache.snapshot().all_nodes()
     index.sync(every, complete=True)
     index.sync(every, complete=True)

@@ -94,3 +94,35 @@ def test_a_new_selector_after_the_warm_up_is_counted_in_bulk(monkeypatch: pytest
     snapshot = cache.snapshot()
     assert counts.counts(snapshot.all_nodes(), SELECTORS[0], "shop", snapshot.columns, groups).tolist()[7] == 4
     assert node_by_node == ["n7"]  # one changed node: recounted on its own
+
+
+def test_a_selector_answers_each_label_set_once_and_keeps_a_bounded_number_of_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The node a bind changed is recounted with the selector's answers kept from earlier counts (its pods'
+    label sets are not matched again); pods with labels of their own cannot make those answers grow without end."""
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n0"))
+    for j in range(5):
+        cache.upsert_pod(make_pod(f"web-{j}", "shop", node="n0", labels={"app": "web"}, uid=f"u-web-{j}"))
+    matched: list[dict[str, str]] = []
+
+    class Counting(SpreadSelector):
+        def matches(self, labels):  # type: ignore[no-untyped-def]
+            matched.append(dict(labels))
+            return super().matches(labels)
+
+    selector, counts, groups = Counting({"app": "web"}), MatchCounts(), PodGroups()
+
+    def count() -> int:
+        snapshot = cache.snapshot()
+        return int(counts.counts(snapshot.all_nodes(), selector, "shop", snapshot.columns, groups)[0])
+
+    assert count() == 5 and matched == [{"app": "web"}]
+    cache.upsert_pod(make_pod("web-5", "shop", node="n0", labels={"app": "web"}, uid="u-web-5"))
+    assert count() == 6 and len(matched) == 1  # the node changed; its one label set was answered already
+    monkeypatch.setattr(topology_spread_common, "_MAX_ANSWERS", 10)
+    for j in range(30):  # a StatefulSet's pods: a label set each
+        cache.upsert_pod(make_pod(f"db-{j}", "shop", node="n0", labels={"app": "web", "pod": str(j)}, uid=f"u-db-{j}"))
+        assert count() == 7 + j
+    memo = counts._memo(selector, "shop")
+    assert len(memo.answers()) <= 11
