@@ -132,10 +132,11 @@ class ClusterCache:
         # Keys of the assumed pods among them: counts and expiry read these, never all 150k pods.
         self._assumed: set[str] = set()
         self._pending: dict[str, PodRecord] = {}
-        # The keys of the pods held (assigned, assumed or pending) by namespace and name: a bind or an explain
+        # The key of each pod held (assigned, assumed or pending) by namespace and name: a bind or an explain
         # that names a pod without its UID finds it here, never by a walk over every pod. Two pods can share a
-        # name for a while (one deleted, its successor created): each keeps its own key.
-        self._named: dict[tuple[str, str], dict[str, None]] = {}
+        # name for a while (one deleted, its successor created): the name then holds a tuple of their keys.
+        # (One key string, the very one _pods holds, per name: about 100 bytes a pod at 150,000 pods.)
+        self._named: dict[tuple[str, str], str | tuple[str, ...]] = {}
         self._objects: dict[str, dict[str, Mapping[str, Any]]] = {kind: {} for kind in OBJECT_KINDS}
         self._dirty: set[str] = set()
         # Kinds of _objects changed since the last snapshot: only their mappings are copied into the next one
@@ -178,7 +179,7 @@ class ClusterCache:
                        for key, state in self._pods.items()}
         other._assumed = set(self._assumed)
         other._pending = dict(self._pending)
-        other._named = {name: dict(keys) for name, keys in self._named.items()}
+        other._named = dict(self._named)
         other._objects = {kind: dict(objects) for kind, objects in self._objects.items()}
         other._objects_dirty = set(other._objects)
         other._dirty = set(other._nodes)
@@ -262,7 +263,7 @@ class ClusterCache:
         elif not record.node_name:
             self._pending[record.cache_key] = record
         if record.cache_key in self._pods or record.cache_key in self._pending:
-            self._named.setdefault((record.namespace, record.name), {})[record.cache_key] = None
+            self._hold_name(record)
         else:  # a terminal pod: no longer held
             self._drop_name(record)
         return record
@@ -304,13 +305,29 @@ class ClusterCache:
             if state.assumed:  # deleted before its binding was confirmed: its claims' devices go back too
                 self.dra.forget(key)
 
+    def _hold_name(self, pod: PodRecord) -> None:
+        """The pod is held: its key is found by its namespace and name."""
+        name, key = (pod.namespace, pod.name), pod.cache_key
+        held = self._named.get(name)
+        if held is None or held == key:
+            self._named[name] = key
+        elif isinstance(held, str):
+            self._named[name] = (held, key)
+        elif key not in held:
+            self._named[name] = (*held, key)
+
     def _drop_name(self, pod: PodRecord) -> None:
         """The pod is no longer held: its key leaves the name index."""
-        keys = self._named.get((pod.namespace, pod.name))
-        if keys is not None:
-            keys.pop(pod.cache_key, None)
-            if not keys:
-                del self._named[(pod.namespace, pod.name)]
+        name, key = (pod.namespace, pod.name), pod.cache_key
+        held = self._named.get(name)
+        if held is None:
+            return
+        if isinstance(held, str):
+            if held == key:
+                del self._named[name]
+            return
+        rest = tuple(k for k in held if k != key)
+        self._named[name] = rest[0] if len(rest) == 1 else rest
 
     def _account(self, pod: PodRecord) -> None:
         info = self._nodes.get(pod.node_name)
@@ -350,8 +367,9 @@ class ClusterCache:
     def find_named(self, namespace: str, name: str) -> PodRecord | None:
         """A pod of that namespace and name, whatever its UID: an assigned or assumed one before a pending one
         (when a deleted pod and its successor are both held), else None. One lookup, no walk."""
+        held = self._named.get((namespace, name), ())
         pending: PodRecord | None = None
-        for key in self._named.get((namespace, name), ()):
+        for key in (held,) if isinstance(held, str) else held:
             state = self._pods.get(key)
             if state is not None:
                 return state.pod
@@ -382,7 +400,7 @@ class ClusterCache:
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)
         self._assumed.add(assumed.cache_key)
-        self._named.setdefault((assumed.namespace, assumed.name), {})[assumed.cache_key] = None
+        self._hold_name(assumed)
         return assumed
 
     def finish_binding(self, key: str, now: float | None = None) -> None:
