@@ -362,7 +362,7 @@ class ClusterCache:
             found = self.get_pod(uid)
             if found is not None:
                 return found
-        return self.get_pod(f"{namespace}/{name}") or self.find_named(namespace, name)
+        return self.find_named(namespace, name)  # a pod without a UID is held under its name too
 
     def find_named(self, namespace: str, name: str) -> PodRecord | None:
         """A pod of that namespace and name, whatever its UID: an assigned or assumed one before a pending one

@@ -440,8 +440,7 @@ class Scheduler:
             return self.cache.find_pod(namespace, name)
         # By key, then by name (a pod of that name with another UID is refused by name, pending or placed): one
         # lookup each, never a walk over every pod of the cache for a UID nobody holds (37 ms at 150000 pods).
-        return self.recent.get(uid) or self.cache.get_pod(uid) or self.cache.get_pod(f"{namespace}/{name}") \
-            or self.cache.find_named(namespace, name)
+        return self.recent.get(uid) or self.cache.get_pod(uid) or self.cache.find_named(namespace, name)
 
     def _assume(self, pod: PodRecord, namespace: str, name: str, node: str) -> PodRecord:
         placed = self.cache.get_pod(pod.cache_key)
