@@ -22,6 +22,7 @@ stall is recorded as an artifact; a wrong table, or a second stall, fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from collections.abc import Iterator
@@ -72,23 +73,19 @@ def test_first_render_at_5000_nodes_is_under_a_second(page: Any, browser: Any, b
     assert page.locator(".vt-row").count() < 200
     explained = bench_cluster.get("/explain/shop/incoming-affinity")
     infeasible = sorted(n for n, e in explained["nodes"].items() if not e["feasible"])
-    try:
-        shown = infeasible_first_by_name(page)
-    except TableStalled as stalled:
-        (artifacts / "stalled-5000.txt").write_text(f"{stalled}\n")
-        warnings.warn(f"headless Chromium stopped answering; the table is read again in a fresh page: {stalled}",
-                      stacklevel=1)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    with contextlib.ExitStack() as fresh:
         try:
+            shown = infeasible_first_by_name(page)
+        except TableStalled as stalled:
+            (artifacts / "stalled-5000.txt").write_text(f"{stalled}\n")
+            warnings.warn(f"headless Chromium stopped answering; the table is read again in a fresh page: {stalled}",
+                          stacklevel=1)
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            fresh.callback(context.close)
             page = context.new_page()
             page.set_default_timeout(60_000)
             open_pod(page, bench_cluster, "shop", "incoming-affinity")
             shown = infeasible_first_by_name(page)
-            page.set_viewport_size({"width": 1400, "height": 1000})
-            screenshot(page, artifacts / "bench-5000.png")
-        finally:
-            context.close()
-    else:
         page.set_viewport_size({"width": 1400, "height": 1000})
         screenshot(page, artifacts / "bench-5000.png")
     assert shown == infeasible
