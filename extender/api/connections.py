@@ -9,6 +9,11 @@ listener (:mod:`extender.api.listener`), which counts the connection from accept
 head (TLS handshake included). This class times every later one: a connection whose next request head is not
 complete ``head_timeout`` seconds after the previous response finished is closed (data arriving does not
 extend it). It tells the listener when a head is complete and when the connection is gone.
+
+A listener with a connection lifetime (the health port) ends a connection without cutting a request short:
+a request whose head arrives too close to the lifetime for the connection to be kept alive after it is
+answered with ``Connection: close``, and at the lifetime a request in flight is answered before the connection
+closes (:meth:`_Guard.finish_and_close`; the listener aborts it if that takes longer than its grace).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ except ImportError:  # pragma: no cover - httptools comes with uvicorn[standard]
     HTTPTOOLS = False
 
 if TYPE_CHECKING:
-    from extender.api.listener import AcceptedConnection
+    from collections.abc import Callable
+
+    from extender.api.listener import AcceptedConnection, HttpProtocol
 
 log = logging.getLogger("extender.connections")
 
@@ -48,10 +55,12 @@ class _Guard:
     client: tuple[str, int] | None
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
+    timeout_keep_alive: int
 
     slot: AcceptedConnection | None = None  # the listener's record of this connection
     _head_deadline: asyncio.TimerHandle | None = None
     _awaiting_head = False
+    _closing = False  # close once the request in flight is answered (finish_and_close)
 
     def _guard_connection(self) -> None:
         """Under a listener the first request head is timed from accept there; on its own, from now."""
@@ -93,6 +102,34 @@ class _Guard:
         if self.slot is not None:
             self.slot.released()
 
+    # ------------------------------------------------------------------ ending without cutting a request short
+
+    def finish_and_close(self) -> None:
+        """Close now if no request is in flight; else answer it (with ``Connection: close``) and close then."""
+        if self.transport.is_closing():
+            return
+        if self._between_requests():
+            self.transport.close()
+            return
+        self._closing = True
+        self._last_request()
+
+    def _between_requests(self) -> bool:
+        """No request in flight: waiting for a head of which nothing has arrived."""
+        raise NotImplementedError
+
+    def _last_request(self) -> None:
+        """The current request is the connection's last one when it is closing, or when its lifetime would end
+        it while it waited, idle, for the next one: answered with ``Connection: close``, so that the client
+        does not send another on a connection about to close under it."""
+        if not self._closing:
+            ends = self.slot.ends_at if self.slot is not None else None
+            if ends is None or self.loop.time() + self.timeout_keep_alive < ends:
+                return  # (the verbs' port has no lifetime: this is all a request costs here)
+        cycle = getattr(self, "cycle", None)
+        if cycle is not None and not cycle.response_complete:
+            cycle.keep_alive = False
+
 
 class GuardedH11Protocol(_Guard, H11Protocol):
     """uvicorn's h11 protocol with the request-head deadline."""
@@ -109,11 +146,16 @@ class GuardedH11Protocol(_Guard, H11Protocol):
         super().data_received(data)
         if self._awaiting_head and self.conn.their_state is not h11.IDLE:
             self._head_received()
+            self._last_request()  # h11 closes after the answer then, without saying so in its head
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self._arm_head_deadline()  # waiting for the next request's head (keep-alive)
+
+    def _between_requests(self) -> bool:
+        return (self._awaiting_head and self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+                and (self.cycle is None or self.cycle.response_complete))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._released()
@@ -167,16 +209,31 @@ class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
         self._guard_connection()
         self.transport = _OneWritePerResponse(transport, self.loop)  # type: ignore[assignment]
 
+    _partial_head = False  # some bytes of a request head have arrived, not all of it
+
+    def on_message_begin(self) -> None:
+        self._partial_head = True
+        super().on_message_begin()
+
     def on_headers_complete(self) -> None:
+        self._partial_head = False
         self._head_received()
         super().on_headers_complete()
+        self._last_request()
 
     def on_response_complete(self) -> None:
         if isinstance(self.transport, _OneWritePerResponse):
             self.transport.flush()
         super().on_response_complete()
-        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+        if self.transport.is_closing():
+            return
+        if self._closing and not self.pipeline:  # a pipelined request is answered first (it closes after)
+            self.transport.close()
+        elif self.cycle is None or self.cycle.response_complete:
             self._arm_head_deadline()  # no pipelined request started: waiting for the next head
+
+    def _between_requests(self) -> bool:
+        return self._awaiting_head and not self._partial_head
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._released()
@@ -187,7 +244,8 @@ def _peer(client: tuple[str, int] | None) -> str:
     return f"{client[0]}:{client[1]}" if client else ""
 
 
-def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS, on_refused: Any = None) -> type[asyncio.Protocol]:
+def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS,
+                 on_refused: Any = None) -> Callable[..., HttpProtocol]:
     """The HTTP protocol class the listener hands connections to, with this head deadline: httptools when
     installed (as uvicorn's own default), else h11."""
     base: type[_Guard] = GuardedHttpToolsProtocol if HTTPTOOLS else GuardedH11Protocol

@@ -13,8 +13,9 @@ accepted socket is :class:`AcceptedConnection`, which
    connection that has not yet sent a complete request head (an idle or handshaking socket) is closed to make
    room; only when every connection is in use is the new one refused;
 2. starts one deadline at accept: the TLS handshake and the first request head must both be done by then
-   (``first_request_seconds``), and with ``lifetime_seconds`` (the health port) the connection is closed at
-   that age whatever it is doing;
+   (``first_request_seconds``), and with ``lifetime_seconds`` (the health port) the connection ends at that
+   age: at once if it is between requests, else once the request in flight is answered (with
+   ``Connection: close``), and whatever it is doing ``lifetime_grace_seconds`` later;
 3. with a TLS context, runs the handshake itself (``loop.start_tls``) under that deadline;
 4. hands the (TLS) transport to uvicorn's HTTP protocol (:mod:`extender.api.connections`), which reports back
    when a request head is complete and when the connection closes.
@@ -54,6 +55,8 @@ class HttpProtocol(Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None: ...
 
+    def finish_and_close(self) -> None: ...
+
 
 @dataclass(frozen=True)
 class ListenerLimits:
@@ -69,8 +72,11 @@ class ListenerLimits:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     #: From accept to the first complete request head, TLS handshake included.
     first_request_seconds: float = DEFAULT_FIRST_REQUEST_SECONDS
-    #: Close a connection at this age whatever it is doing (None: no bound; the health port has one).
+    #: End a connection at this age (None: no bound; the health port has one). A request in flight then is
+    #: answered first, for at most ``lifetime_grace_seconds`` more; then the connection is aborted whatever it
+    #: is doing (a client that never reads its answer holds nothing longer than that).
     lifetime_seconds: float | None = None
+    lifetime_grace_seconds: float = 2.0
     #: TLS handshakes in progress at once (each holds the TLS layer's buffers, a quarter of a megabyte).
     max_handshakes: int = 64
 
@@ -170,6 +176,8 @@ class AcceptedConnection(asyncio.Protocol):
         self._http_args = {"config": config, "server_state": server_state, "app_state": app_state, "_loop": _loop}
         self.loop = _loop or asyncio.get_event_loop()
         self.accepted = self.loop.time()
+        #: The loop time at which the connection reaches its lifetime (None: it has none).
+        self.ends_at: float | None = None
         self.peer = ""
         self.transport: asyncio.Transport | None = None
         self.http: HttpProtocol | None = None
@@ -199,7 +207,8 @@ class AcceptedConnection(asyncio.Protocol):
         limits = self.budget.limits
         self._timers.append(self.loop.call_at(self.first_deadline, self._first_request_late))
         if limits.lifetime_seconds is not None:
-            self._timers.append(self.loop.call_at(self.accepted + limits.lifetime_seconds, self._too_old))
+            self.ends_at = self.accepted + limits.lifetime_seconds
+            self._timers.append(self.loop.call_at(self.ends_at, self._too_old))
         if self.tls is None:
             self._hand_over(transport)  # type: ignore[arg-type]
         else:
@@ -324,9 +333,21 @@ class AcceptedConnection(asyncio.Protocol):
             self.close(abort=self.http is None)
 
     def _too_old(self) -> None:
-        if not self._ended:
-            self.budget.refused("lifetime")
+        if self._ended:
+            return
+        self.budget.refused("lifetime")
+        if self.http is None:  # still in its TLS handshake
             self.close(abort=True)
+            return
+        # A request in flight (a probe sent just now) is answered, not cut short; the grace bounds it.
+        self._timers.append(self.loop.call_later(self.budget.limits.lifetime_grace_seconds, self._too_old_still))
+        self.http.finish_and_close()
+
+    def _too_old_still(self) -> None:
+        if not self._ended and self.transport is not None:
+            self._ended = True
+            # Even if it is closing: a close waits for unsent data, which a client that does not read keeps.
+            self.transport.abort()
 
     def proven(self) -> None:
         """Called by the HTTP protocol once a request head is complete."""

@@ -193,9 +193,10 @@ def test_a_wedged_engine_fails_readiness_then_liveness_and_recovers(tmp_path: Pa
         worker = threading.Thread(target=heavy, daemon=True)
         worker.start()
         recovered: dict[str, int] = {}
-        # A connection per probe, as the kubelet probes: the health port closes a connection at 10 s of age
-        # whatever it does, and one kept alive through this loop met that close with a request in flight
-        # (CI: "Server disconnected without sending a response" after 349 probes).
+        # A connection per probe, as the kubelet probes. (A connection kept alive through this loop once met
+        # the health port's 10 s lifetime with a request in flight, which the lifetime then cut short: CI,
+        # "Server disconnected without sending a response" after 349 probes. The lifetime now answers it:
+        # tests/ops/test_ops_connection_lifetime.py.)
         probes = httpx.Limits(max_keepalive_connections=0)
         with httpx.Client(base_url=f"http://127.0.0.1:{health}", timeout=5, limits=probes) as client:
             deadline = time.monotonic() + 120
