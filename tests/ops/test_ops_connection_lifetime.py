@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -23,11 +23,12 @@ import uvicorn
 from ops_support import free_port
 
 from extender.api import connections
-from extender.api.listener import ListenerLimits, listener_protocol
+from extender.api.listener import ConnectionBudget, ListenerLimits, listener_protocol
 
 LIFETIME = 1.5
 GRACE = 1.0
 KEEP_ALIVE = 1
+BIG = 64 << 20  # an answer far larger than the socket buffers hold
 
 
 async def slow_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -38,30 +39,38 @@ async def slow_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await receive()
     if scope["path"] == "/slow":
         await asyncio.sleep(float(scope["query_string"] or b"0"))
-    body = f"done {scope['client'][1]}".encode()
+    body = f"done {scope['client'][1]}".encode() if scope["path"] != "/big" else b"x" * BIG
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
+class Listener(NamedTuple):
+    """A listener under test: the HTTP protocol class's name, its port and its connection budget."""
+
+    protocol: str
+    port: int
+    budget: ConnectionBudget
+
+
 @pytest.fixture(params=["GuardedHttpToolsProtocol", "GuardedH11Protocol"])
-def lifetime_port(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
-    """A listener with a connection lifetime, on one of uvicorn's two HTTP protocols: (protocol, port)."""
+def served(request: pytest.FixtureRequest) -> Iterator[Listener]:
+    """A listener with a connection lifetime, on one of uvicorn's two HTTP protocols."""
     base = getattr(connections, request.param)
     http = type(request.param, (base,), {"head_timeout": 5.0, "on_refused": None})
     limits = ListenerLimits(16, first_request_seconds=5.0, lifetime_seconds=LIFETIME, lifetime_grace_seconds=GRACE)
     port = free_port()
+    accepted = listener_protocol(http, limits)
     server = uvicorn.Server(uvicorn.Config(slow_app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
-                                           access_log=False, timeout_keep_alive=KEEP_ALIVE,
-                                           http=listener_protocol(http, limits)))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+                                           access_log=False, timeout_keep_alive=KEEP_ALIVE, http=accepted))
+    thread = threading.Thread(target=server.run, daemon=True)  # on uvloop, as the service runs
     thread.start()
     try:
         deadline = time.monotonic() + 10
         while not server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         assert server.started
-        yield request.param, port
+        yield Listener(request.param, port, accepted.budget)
     finally:
         server.should_exit = True
         thread.join(10)
@@ -87,9 +96,8 @@ def read_until_closed(sock: socket.socket, within: float) -> tuple[bytes, float 
 
 
 def test_a_request_in_flight_at_the_lifetime_is_answered_then_the_connection_closes(
-        lifetime_port: tuple[str, int]) -> None:
-    protocol, port = lifetime_port
-    with socket.create_connection(("127.0.0.1", port)) as sock:
+        served: Listener) -> None:
+    with socket.create_connection(("127.0.0.1", served.port)) as sock:
         own_port = sock.getsockname()[1]
         started = time.monotonic()
         # In flight from 0 s to 2.1 s: across the lifetime (1.5 s), and answered within its grace (2.5 s).
@@ -99,13 +107,12 @@ def test_a_request_in_flight_at_the_lifetime_is_answered_then_the_connection_clo
     assert answer.startswith(b"HTTP/1.1 200"), answer
     assert answer.endswith(f"\r\n\r\ndone {own_port}".encode()), answer
     assert closed is not None and elapsed < LIFETIME + GRACE, elapsed
-    if protocol == "GuardedHttpToolsProtocol":  # h11 closes without announcing it in the head
+    if served.protocol == "GuardedHttpToolsProtocol":  # h11 closes without announcing it in the head
         assert b"\r\nconnection: close\r\n" in answer.lower(), answer
 
 
-def test_a_request_unanswered_a_grace_after_the_lifetime_is_aborted(lifetime_port: tuple[str, int]) -> None:
-    _, port = lifetime_port
-    with socket.create_connection(("127.0.0.1", port)) as sock:
+def test_a_request_unanswered_a_grace_after_the_lifetime_is_aborted(served: Listener) -> None:
+    with socket.create_connection(("127.0.0.1", served.port)) as sock:
         started = time.monotonic()
         sock.sendall(b"GET /slow?30 HTTP/1.1\r\nHost: x\r\n\r\n")
         answer, closed = read_until_closed(sock, within=8)
@@ -114,12 +121,25 @@ def test_a_request_unanswered_a_grace_after_the_lifetime_is_aborted(lifetime_por
     assert LIFETIME + GRACE - 0.2 < elapsed < LIFETIME + GRACE + 1.5, elapsed
 
 
+def test_a_client_that_does_not_read_its_answer_is_let_go_a_grace_after_the_lifetime(
+        served: Listener) -> None:
+    """Its answer (64 MB) stays unsent in the server's buffers while the client does not read; a grace after
+    the lifetime the server has let go of the connection (its slot, its descriptor and those buffers), not
+    waiting for a close that would flush them."""
+    with socket.create_connection(("127.0.0.1", served.port)) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(LIFETIME - 0.5)
+        assert served.budget.open == 1
+        time.sleep(GRACE + 1.0)  # not reading
+        assert served.budget.open == 0
+
+
 def test_an_idle_connection_closes_at_its_lifetime_even_if_it_sent_a_head_late(
-        lifetime_port: tuple[str, int]) -> None:
+        served: Listener) -> None:
     """A request whose head arrives after lifetime − keep-alive is the connection's last: answered, then
     closed at once (the client is told so by httptools), not left for the lifetime to close under a next one."""
-    protocol, port = lifetime_port
-    with socket.create_connection(("127.0.0.1", port)) as sock:
+    with socket.create_connection(("127.0.0.1", served.port)) as sock:
         started = time.monotonic()
         sock.sendall(b"GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")  # at 0 s: kept alive
         sock.settimeout(5)
@@ -130,20 +150,19 @@ def test_an_idle_connection_closes_at_its_lifetime_even_if_it_sent_a_head_late(
         elapsed = time.monotonic() - started
     assert answer.startswith(b"HTTP/1.1 200"), answer
     assert closed is not None and elapsed < LIFETIME, elapsed  # closed after the answer, before the lifetime
-    if protocol == "GuardedHttpToolsProtocol":
+    if served.protocol == "GuardedHttpToolsProtocol":
         assert b"\r\nconnection: close\r\n" in answer.lower(), answer
 
 
 def test_a_client_polling_on_one_kept_alive_connection_meets_no_close_mid_request(
-        lifetime_port: tuple[str, int]) -> None:
+        served: Listener) -> None:
     """Five seconds of back-to-back requests through one httpx client (connections reused while kept
     alive): every one is answered, across at least three lifetimes' worth of connections."""
-    protocol, port = lifetime_port
-    if protocol != "GuardedHttpToolsProtocol":
+    if served.protocol != "GuardedHttpToolsProtocol":
         pytest.skip("h11 closes a last request's connection without saying so: a reusing client may race it")
     clients: set[str] = set()
     answered = 0
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+    with httpx.Client(base_url=f"http://127.0.0.1:{served.port}", timeout=5) as client:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             # A fast request, and one that takes a while, so that the lifetime meets requests in flight too.
