@@ -6,8 +6,10 @@
 
 Every pod of a workload goes through the same steps in the service, and this runs them in one thread, as the
 engine thread does: the pod's creation arrives on the Pod watch (decoded by the pod codec, applied to the
-cache); kube-scheduler sends filter with the nodes its own plugins passed (a window of ``--names`` node names
-moving round the cluster: 230 at 500 nodes, 500 at 5000, as percentageOfNodesToScore picks them) and then
+cache); kube-scheduler sends filter with the nodes its own plugins passed (a window of ``--names`` names of
+the nodes the pod fits, moving round the cluster: 230 at 500 nodes, 500 at 5000, as percentageOfNodesToScore
+picks them; which nodes the pod fits is found by the extender's own filter over every node, again before
+each block of pods and outside its timing, since kube-scheduler's plugins and ours agree) and then
 prioritize with filter's answer; bind (the verb's own steps, with the static cluster's binder, which posts
 nothing) assumes the pod on the best node and finishes the binding; last, the watch brings the bound pod back
 with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does. The
@@ -64,7 +66,6 @@ def worker(folder: Path) -> dict[str, Any]:
     cache = scheduler.cache
     loop = orjson.loads((folder / "loop.json").read_bytes())
     template, zones, window = loop["pod"], loop["zones"], loop["names"]
-    nodes = cache.node_names()
     version = 10**9
 
     def event(kind: str, pod: dict[str, Any]) -> bytes:
@@ -73,8 +74,17 @@ def worker(folder: Path) -> dict[str, Any]:
         pod["metadata"]["resourceVersion"] = str(version)
         return orjson.dumps({"type": kind, "object": pod})
 
+    def feasible() -> list[str]:
+        """The nodes the template's pod fits now: what kube-scheduler's own filters pass."""
+        probe = copy.deepcopy(template)
+        probe["metadata"].update(name="loop-probe", uid="uid-loop-probe")
+        every = cache.node_names()
+        return list(scheduler.filter(None, probe, NodeNames(every, orjson.dumps(every)), None).passed)
+
+    nodes = feasible()
     steps = [0.0] * len(STEPS)
     assumed = [0]  # pods bind assumed where prioritize put them
+    rejected = [0]  # names filter did not pass (kube-scheduler sends none such: 0 when the windows are right)
     bind_loop = asyncio.new_event_loop()  # bind is a coroutine (its Binding POST is awaited; here nowhere)
 
     def one(i: int) -> None:
@@ -107,6 +117,7 @@ def worker(folder: Path) -> dict[str, Any]:
         t5 = time.perf_counter()
         cache.apply(decode_pod_event(confirmed)["object"])
         t6 = time.perf_counter()
+        rejected[0] += len(names) - len(passed)
         for k, spent in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5)):
             steps[k] += spent
 
@@ -115,6 +126,7 @@ def worker(folder: Path) -> dict[str, Any]:
     per_pod: list[float] = []
     per_step: list[list[float]] = [[] for _ in STEPS]
     for block in range(loop["pods"] // BLOCK):
+        nodes = feasible()  # (nodes the pods bound so far have filled drop out)
         steps[:] = [0.0] * len(STEPS)
         began = time.thread_time()
         for i in range(block * BLOCK, (block + 1) * BLOCK):
@@ -124,6 +136,7 @@ def worker(folder: Path) -> dict[str, Any]:
             per_step[k].append(spent / BLOCK)
     return {"extender": str(Path(extender.__file__).resolve().parents[1]),
             "bound_pods": assumed[0],
+            "rejected_names": rejected[0],
             "cpu_per_pod_ms": 1e3 * statistics.median(per_pod),
             "steps_ms": {label: 1e3 * statistics.median(values) for label, values in zip(STEPS, per_step,
                                                                                           strict=True)}}

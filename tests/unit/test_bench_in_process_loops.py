@@ -40,6 +40,9 @@ def test_engine_loop_worker_schedules_every_pod(tmp_path: Path) -> None:
     engine_loop.write_inputs(tmp_path, nodes=30, template="plain", pods=engine_loop.BLOCK, names=10)
     figures = engine_loop.worker(tmp_path)
     assert figures["bound_pods"] == engine_loop.WARM + engine_loop.BLOCK
+    # As kube-scheduler's loop: filter is sent only nodes the pod fits (the cluster has tainted, cordoned and
+    # full nodes, which a window round every node would include).
+    assert figures["rejected_names"] == 0
     assert figures["cpu_per_pod_ms"] > 0
     assert list(figures["steps_ms"]) == list(engine_loop.STEPS)
     assert all(ms > 0 for ms in figures["steps_ms"].values())
