@@ -32,8 +32,8 @@ BIG = 64 << 20  # an answer far larger than the socket buffers hold
 
 
 async def slow_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """``/slow?<seconds>`` answers after that long; anything else at once. The body names the client's port,
-    so that a client can tell which connection answered."""
+    """``/slow?<seconds>`` answers after that long, ``/big`` with BIG bytes, anything else at once. A body
+    other than /big's names the client's port, so that a client can tell which connection answered."""
     if scope["type"] != "http":
         return
     await receive()
