@@ -353,3 +353,26 @@ def summary(values: Sequence[float]) -> dict[str, float]:
     return {"count": len(ordered), "p50_ms": round(ordered[len(ordered) // 2] * 1e3, 1),
             "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1e3, 1),
             "max_ms": round(ordered[-1] * 1e3, 1)}
+
+
+@contextlib.contextmanager
+def uvicorn_in_thread(app: Any, http: Any, **config: Any) -> Iterator[int]:
+    """``app`` served by uvicorn in this process with the HTTP protocol class ``http`` (the service's guarded
+    protocols, or a listener's), on a free loopback port and uvicorn's default loop (uvloop when installed,
+    as the service runs): yields the port once it listens, and stops the server on leaving."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
+                                           access_log=False, http=http, **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.started, "uvicorn did not start within 10 s"
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)

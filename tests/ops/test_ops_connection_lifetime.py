@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import httpx
 import pytest
-import uvicorn
-from ops_support import free_port
+from ops_support import uvicorn_in_thread
 
 from extender.api import connections
 from extender.api.listener import ConnectionBudget, ListenerLimits, listener_protocol
@@ -59,21 +57,9 @@ def served(request: pytest.FixtureRequest) -> Iterator[Listener]:
     base = getattr(connections, request.param)
     http = type(request.param, (base,), {"head_timeout": 5.0, "on_refused": None})
     limits = ListenerLimits(16, first_request_seconds=5.0, lifetime_seconds=LIFETIME, lifetime_grace_seconds=GRACE)
-    port = free_port()
     accepted = listener_protocol(http, limits)
-    server = uvicorn.Server(uvicorn.Config(slow_app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
-                                           access_log=False, timeout_keep_alive=KEEP_ALIVE, http=accepted))
-    thread = threading.Thread(target=server.run, daemon=True)  # on uvloop, as the service runs
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert server.started
+    with uvicorn_in_thread(slow_app, accepted, timeout_keep_alive=KEEP_ALIVE) as port:
         yield Listener(request.param, port, accepted.budget)
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def read_until_closed(sock: socket.socket, within: float) -> tuple[bytes, float | None]:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from ops_support import Service, free_port, metric_value, probe, running, summary
+from ops_support import Service, free_port, metric_value, probe, running, summary, uvicorn_in_thread
 
 from extender.api.listener import ListenerLimits
 
@@ -214,11 +214,6 @@ def test_the_health_port_serves_probes_and_metrics_only(served: tuple[Service, i
 @pytest.mark.parametrize("protocol", ["GuardedH11Protocol", "GuardedHttpToolsProtocol"])
 def test_both_http_implementations_close_a_silent_connection(protocol: str) -> None:
     """The head deadline works on uvicorn's h11 protocol as on httptools (used when httptools is installed)."""
-    import asyncio
-    import threading
-
-    import uvicorn
-
     from extender.api import connections
 
     base = getattr(connections, protocol)
@@ -227,19 +222,7 @@ def test_both_http_implementations_close_a_silent_connection(protocol: str) -> N
     async def app(scope: dict[str, object], receive: object, send: object) -> None:  # never reached
         raise AssertionError("no request expected")
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_config=None,
-                                           http=guarded))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
-        with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
-            closed = closed_by_server(sock, within=5)
-        assert closed is not None and closed < 3, closed
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with uvicorn_in_thread(app, guarded) as port, socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+        closed = closed_by_server(sock, within=5)
+    assert closed is not None and closed < 3, closed
