@@ -23,6 +23,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import h11
+from uvicorn.protocols.http.flow_control import CLOSE_HEADER
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 try:
@@ -129,6 +130,11 @@ class _Guard:
         cycle = getattr(self, "cycle", None)
         if cycle is not None and not cycle.response_complete:
             cycle.keep_alive = False
+            self._announce_close(cycle)
+
+    def _announce_close(self, cycle: Any) -> None:
+        """Make the answer's head say that the connection closes after it, if the head is not sent yet
+        (httptools' cycle adds ``Connection: close`` itself when it is not kept alive)."""
 
 
 class GuardedH11Protocol(_Guard, H11Protocol):
@@ -146,12 +152,19 @@ class GuardedH11Protocol(_Guard, H11Protocol):
         super().data_received(data)
         if self._awaiting_head and self.conn.their_state is not h11.IDLE:
             self._head_received()
-            self._last_request()  # h11 closes after the answer then, without saying so in its head
+            self._last_request()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self._arm_head_deadline()  # waiting for the next request's head (keep-alive)
+
+    def _announce_close(self, cycle: Any) -> None:
+        # uvicorn's h11 cycle writes Connection: close only when the request carried it; h11 then closes
+        # after the answer (its state becomes MUST_CLOSE). Its default headers are the server's shared list:
+        # this cycle gets a list of its own.
+        if not cycle.response_started and CLOSE_HEADER not in cycle.default_headers:
+            cycle.default_headers = [*cycle.default_headers, CLOSE_HEADER]
 
     def _between_requests(self) -> bool:
         return (self._awaiting_head and self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]

@@ -93,8 +93,7 @@ def test_a_request_in_flight_at_the_lifetime_is_answered_then_the_connection_clo
     assert answer.startswith(b"HTTP/1.1 200"), answer
     assert answer.endswith(f"\r\n\r\ndone {own_port}".encode()), answer
     assert closed is not None and elapsed < LIFETIME + GRACE, elapsed
-    if served.protocol == "GuardedHttpToolsProtocol":  # h11 closes without announcing it in the head
-        assert b"\r\nconnection: close\r\n" in answer.lower(), answer
+    assert b"\r\nconnection: close\r\n" in answer.lower(), answer
 
 
 def test_a_request_unanswered_a_grace_after_the_lifetime_is_aborted(served: Listener) -> None:
@@ -128,7 +127,7 @@ def test_a_client_that_does_not_read_its_answer_is_let_go_a_grace_after_the_life
 def test_an_idle_connection_closes_at_its_lifetime_even_if_it_sent_a_head_late(
         served: Listener) -> None:
     """A request whose head arrives after lifetime − keep-alive is the connection's last: answered, then
-    closed at once (the client is told so by httptools), not left for the lifetime to close under a next one."""
+    closed at once (the client is told so in its head), not left for the lifetime to close under a next one."""
     with socket.create_connection(("127.0.0.1", served.port)) as sock:
         started = time.monotonic()
         sock.sendall(b"GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")  # at 0 s: kept alive
@@ -140,16 +139,13 @@ def test_an_idle_connection_closes_at_its_lifetime_even_if_it_sent_a_head_late(
         elapsed = time.monotonic() - started
     assert answer.startswith(b"HTTP/1.1 200"), answer
     assert closed is not None and elapsed < LIFETIME, elapsed  # closed after the answer, before the lifetime
-    if served.protocol == "GuardedHttpToolsProtocol":
-        assert b"\r\nconnection: close\r\n" in answer.lower(), answer
+    assert b"\r\nconnection: close\r\n" in answer.lower(), answer
 
 
 def test_a_client_polling_on_one_kept_alive_connection_meets_no_close_mid_request(
         served: Listener) -> None:
     """Five seconds of back-to-back requests through one httpx client (connections reused while kept
     alive): every one is answered, across at least three lifetimes' worth of connections."""
-    if served.protocol != "GuardedHttpToolsProtocol":
-        pytest.skip("h11 closes a last request's connection without saying so: a reusing client may race it")
     clients: set[str] = set()
     answered = 0
     with httpx.Client(base_url=f"http://127.0.0.1:{served.port}", timeout=5) as client:
