@@ -164,7 +164,7 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     explainer = ExplainWorker(scheduler, engine, readiness)  # one explanation or what-if at a time
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
                                             worker=explainer), tags=["tools"])
-    app.fast_verbs = FastVerbs(verbs.verbs)
+    app.fast_verbs = FastVerbs(verbs.verbs, verbs.max_body_bytes, verbs.read_timeout)
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,

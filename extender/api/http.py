@@ -62,10 +62,9 @@ def header(scope: Scope, name: bytes) -> bytes | None:
 async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                          timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> bytes:
     """read_body on the ASGI messages themselves (the verbs' path, which builds no Request object)."""
-    declared = header(scope, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise HTTPProblem(413, f"request body of {declared.decode()} bytes exceeds the limit of {limit} bytes",
-                          "too_large")
+    refused = declared_too_large(header(scope, b"content-length"), limit)
+    if refused is not None:
+        raise refused
     chunks: list[bytes] = []
     size = 0
     try:
@@ -77,13 +76,37 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > limit:
-                    raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes", "too_large")
+                    raise body_too_large(limit)
                 chunks.append(chunk)
                 if not message.get("more_body", False):
                     break
     except TimeoutError:
-        raise HTTPProblem(408, f"request body not received within {timeout:g} seconds", "timeout") from None
-    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        raise body_late(timeout) from None
+    return non_empty(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+
+
+# What a verb's body is refused for, the same whichever HTTP path read it (ASGI, or the verbs' own protocol).
+
+def declared_too_large(declared: bytes | None, limit: int) -> HTTPProblem | None:
+    """413 for a Content-Length over ``limit`` (refused before reading the body), else None."""
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return HTTPProblem(413, f"request body of {declared.decode()} bytes exceeds the limit of {limit} bytes",
+                           "too_large")
+    return None
+
+
+def body_too_large(limit: int) -> HTTPProblem:
+    """413 for a body found larger than ``limit`` while it was read."""
+    return HTTPProblem(413, f"request body exceeds the limit of {limit} bytes", "too_large")
+
+
+def body_late(timeout: float) -> HTTPProblem:
+    """408 for a body not complete ``timeout`` seconds after its request's head."""
+    return HTTPProblem(408, f"request body not received within {timeout:g} seconds", "timeout")
+
+
+def non_empty(body: bytes) -> bytes:
+    """The body, unless it is empty or blank (400)."""
     if not body.strip():
         raise HTTPProblem(400, "empty request body: expected a JSON object", "empty")
     return body
@@ -99,7 +122,12 @@ def incoming_request_id(scope: Scope) -> str:
     """The request's id for logs: its X-Request-Id (at most 64 characters) or a new one, 16 hex digits
     unique within the process and, by their random half, between replicas."""
     sent = header(scope, b"x-request-id")
-    return sent.decode("latin-1")[:64] if sent else f"{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFF:08x}"
+    return sent.decode("latin-1")[:64] if sent else new_request_id()
+
+
+def new_request_id() -> str:
+    """A new request id: 16 hex digits, unique within the process and, by their random half, between replicas."""
+    return f"{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFF:08x}"
 
 
 def decode_json(body: bytes | memoryview) -> Any:

@@ -449,12 +449,16 @@ def _deep_queue_server() -> type[Any]:
     return DeepQueueServer
 
 
-def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, **config: Any) -> Any:
+def _server(app: Any, endpoint: Endpoint, on_refused: Refused | None, *, verbs: bool = False, **config: Any) -> Any:
+    """uvicorn's server for one listener; ``verbs``: the verbs' own protocol first (see verb_protocol.py)."""
     import uvicorn
 
-    from extender.api.connections import guarded_http
+    from extender.api.connections import HTTPTOOLS, guarded_http
+    from extender.api.verb_protocol import verb_http
 
-    http = guarded_http(endpoint.head_seconds, on_refused)
+    http: Callable[..., HttpProtocol] = guarded_http(endpoint.head_seconds, on_refused)
+    if verbs and HTTPTOOLS:
+        http = verb_http(http, endpoint.head_seconds, on_refused)
     protocol = listener_protocol(http, endpoint.limits, tls=endpoint.tls, on_refused=on_refused)
     # proxy_headers off: nothing reads a client's address, and rewriting it from X-Forwarded-* headers would
     # be one more layer on every request. TLS is ours (above), never uvicorn's.
@@ -471,7 +475,7 @@ def serve(app: Any, verbs: Endpoint, *, shutdown_grace: float, health_app: Any =
     Both share one event loop; the verbs' server handles signals (graceful shutdown) and the health listener
     keeps answering until it has finished.
     """
-    main = _server(app, verbs, on_refused, timeout_graceful_shutdown=shutdown_grace)
+    main = _server(app, verbs, on_refused, verbs=True, timeout_graceful_shutdown=shutdown_grace)
     if health is None or health_app is None:
         main.run()
         return

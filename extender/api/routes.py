@@ -21,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 
 from extender.api.candidates import CandidateArgs, decode_candidate_args, remember_names
 from extender.api.http import (
+    DEFAULT_MAX_BODY_BYTES,
     DEFAULT_READ_TIMEOUT_SECONDS,
     HTTPProblem,
     decode_json,
@@ -54,7 +55,8 @@ Handler = Callable[[bytes, str], Any]  # raw body, profile -> answer (runs on th
 T = TypeVar("T")
 Server = Callable[[bytes, str], Awaitable[Any]]  # raw body, profile -> answer (on the event loop)
 Answer = tuple[int, bytes, list[tuple[bytes, bytes]]]  # status, JSON body, extra headers
-FastHandler = Callable[[Scope, Receive, str | None], Awaitable[Answer]]  # ASGI scope and receive, profile
+BodyReader = Callable[[], Awaitable[bytes]]  # the request's body, read under its limits (or HTTPProblem)
+FastHandler = Callable[[BodyReader, str | None], Awaitable[Answer]]  # the body's reader, profile
 
 # A verb body up to this size may be computed on the event loop when the engine thread is idle (see
 # EngineThread.request's ``quick``): what kube-scheduler sends with nodeCacheCapable and its default
@@ -154,38 +156,51 @@ class VerbRouter(APIRouter):
     """The verbs' routes (documented in OpenAPI as usual), plus ``verbs``: verb -> handler for the fast path."""
 
     verbs: dict[str, FastHandler]
+    max_body_bytes: int
+    read_timeout: float
 
 
 class FastVerbs:
-    """Serves POST /<verb> and /profiles/<name>/<verb> from the ASGI call itself, ahead of FastAPI.
+    """Serves POST /<verb> and /profiles/<name>/<verb> ahead of FastAPI: from the ASGI call itself, or straight
+    from the verbs' own HTTP protocol (:mod:`extender.api.verb_protocol`), which reads the body under the same
+    limits and asks :meth:`route` which handler answers a path.
 
     kube-scheduler calls these verbs for every pod; FastAPI's router, dependency and exception layers and
     Starlette's request and response objects cost a large share of a millisecond-scale request, and these
-    handlers need none of them: they read the raw body from the ASGI messages and answer status, JSON and
-    headers, sent here with the request's id as two messages. Everything else, OpenAPI included, goes to
-    the application.
+    handlers need none of them: they read the raw body and answer status, JSON and headers, sent here with
+    the request's id as two messages. Everything else, OpenAPI included, goes to the application.
     """
 
-    def __init__(self, verbs: dict[str, FastHandler]) -> None:
+    def __init__(self, verbs: dict[str, FastHandler], max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> None:
         self.verbs = verbs
+        self.max_body_bytes = max_body_bytes
+        self.read_timeout = read_timeout
+
+    def route(self, path: str) -> tuple[FastHandler, str | None] | None:
+        """The handler of a verb's path and its profile (None: the default one), or None for any other path."""
+        parts = path.strip("/").split("/")
+        if len(parts) == 1:
+            handler = self.verbs.get(parts[0])
+            return None if handler is None else (handler, None)
+        if len(parts) == 3 and parts[0] == "profiles" and parts[1]:
+            handler = self.verbs.get(parts[2])
+            return None if handler is None else (handler, parts[1])
+        return None
 
     async def serve(self, scope: Scope, receive: Receive, send: Send) -> bool:
         """Answer the request if it is a verb's; False (nothing sent) otherwise."""
         if scope["type"] != "http" or scope["method"] != "POST":
             return False
-        parts = scope["path"].strip("/").split("/")
-        handler = None
-        profile: str | None = None
-        if len(parts) == 1:
-            handler = self.verbs.get(parts[0])
-        elif len(parts) == 3 and parts[0] == "profiles" and parts[1]:
-            handler, profile = self.verbs.get(parts[2]), parts[1]
-        if handler is None:
+        routed = self.route(scope["path"])
+        if routed is None:
             return False
+        handler, profile = routed
         rid = incoming_request_id(scope)
         token = request_id.set(rid)
         try:
-            status, body, headers = await handler(scope, receive, profile)
+            status, body, headers = await handler(
+                lambda: read_asgi_body(scope, receive, self.max_body_bytes, self.read_timeout), profile)
         finally:
             request_id.reset(token)
         await send({"type": "http.response.start", "status": status, "headers": [
@@ -205,10 +220,14 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
     lock when the engine thread is idle; everything else on the loop is reading bodies and writing answers."""
     router = VerbRouter()
     router.verbs = {}
+    router.max_body_bytes, router.read_timeout = max_body_bytes, read_timeout
+
+    def body_of(request: Request) -> BodyReader:
+        return lambda: read_asgi_body(request.scope, request.receive, max_body_bytes, read_timeout)
     engine = engine or EngineThread()
     limits = limits or RequestLimits()
 
-    async def run(verb: str, scope: Scope, receive: Receive, profile: str | None, serve: Server,
+    async def run(verb: str, read_body: BodyReader, profile: str | None, serve: Server,
                   error_body: Callable[[str, str], Any]) -> Answer:
         started = time.perf_counter()
         name = profile or scheduler.default_profile
@@ -219,7 +238,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         status = 200
         headers: list[tuple[bytes, bytes]] = []
         try:
-            content = await serve(await read_asgi_body(scope, receive, max_body_bytes, read_timeout), name)
+            content = await serve(await read_body(), name)
         except Overloaded as err:
             status, headers = 503, [(b"retry-after", str(err.retry_after).encode())]
             metrics.rejected_requests.labels("overloaded").inc()
@@ -350,18 +369,18 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
         def make(verb: str = verb, serve: Server = serve,
                  on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> tuple[Any, Any]:
             async def for_default(request: Request) -> Response:
-                return _response(await run(verb, request.scope, request.receive, None, serve, on_error))
+                return _response(await run(verb, body_of(request), None, serve, on_error))
 
             async def for_profile(profile: str, request: Request) -> Response:
-                return _response(await run(verb, request.scope, request.receive, profile, serve, on_error))
+                return _response(await run(verb, body_of(request), profile, serve, on_error))
 
             return for_default, for_profile
 
         default_route, profile_route = make()
 
-        async def fast(scope: Scope, receive: Receive, profile: str | None, verb: str = verb,
+        async def fast(read_body: BodyReader, profile: str | None, verb: str = verb,
                        serve: Server = serve, on_error: Callable[[str, str], tuple[int, Any]] = on_error) -> Answer:
-            return await run(verb, scope, receive, profile, serve, on_error)
+            return await run(verb, read_body, profile, serve, on_error)
 
         router.verbs[verb] = fast
         extra = _body_doc(request_model)

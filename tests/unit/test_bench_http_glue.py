@@ -9,11 +9,23 @@ import pytest
 from bench.http_glue import ANSWER, BODY, Server, measure
 
 
-@pytest.mark.parametrize("side", ["service", "raw"])
+@pytest.mark.parametrize("side", ["service", "raw", "uvicorn", "lean"])
 def test_each_side_answers_the_request_with_the_same_body(side: str) -> None:
     cpu, wall, answer = measure(side, requests=20, warm_up=5)
     assert answer == ANSWER
     assert cpu >= 0 and wall > 0
+
+
+def test_paced_requests_wait_between_answers() -> None:
+    """With a pause the client waits after each answer: the round takes at least the pauses, and the round
+    trip reported is a request's own time, not the pause."""
+    import time
+
+    started = time.perf_counter()
+    _, wall, answer = measure("lean", requests=20, warm_up=2, pause=0.02)
+    assert answer == ANSWER
+    assert time.perf_counter() - started >= 20 * 0.02
+    assert 0 < wall < 20_000  # µs: far below the 20 ms pause
 
 
 def test_the_service_side_is_the_products_application() -> None:

@@ -1,0 +1,264 @@
+"""The verbs' own HTTP protocol (extender/api/verb_protocol.py) on real sockets, under the service's listener.
+
+It answers a verb as the application does, byte for byte but for the date; it hands any other request to
+uvicorn, with the request's bytes from its first one; and it keeps the guarded protocol's limits: a head
+deadline after each answer, the keep-alive time, the body's size limit and deadline, 400 for a malformed
+request, ``Connection: close`` honoured, pipelined verbs answered in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+from ops_support import uvicorn_in_thread
+
+from extender.api.app import create_app
+from extender.api.connections import guarded_http
+from extender.api.listener import ListenerLimits, listener_protocol
+from extender.api.routes import FastVerbs
+from extender.api.verb_protocol import verb_http
+from extender.cluster.cache import ClusterCache
+from extender.engine.profile import build_profile
+from extender.engine.runtime import Framework
+from extender.engine.scheduler import Scheduler
+
+HEAD_TIMEOUT = 1.0
+KEEP_ALIVE = 2
+READ_TIMEOUT = 1.0
+LIMIT = 1024
+
+
+def _app(verbs: dict[str, Any] | None = None) -> Any:
+    app = create_app(Scheduler(ClusterCache(), [Framework(build_profile(None))]), max_body_bytes=LIMIT,
+                     read_timeout=READ_TIMEOUT)
+    if verbs is not None:
+        app.fast_verbs = FastVerbs({**app.fast_verbs.verbs, **verbs}, LIMIT, READ_TIMEOUT)
+    return app
+
+
+async def _echo(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
+    """A verb that answers the length of its body and its profile."""
+    body = await read_body()
+    return 200, orjson.dumps({"length": len(body), "profile": profile}), []
+
+
+async def _slow(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
+    await read_body()
+    await asyncio.sleep(0.3)
+    return 200, b'{"slow":true}', []
+
+
+def _listen(app: Any, own: bool) -> Any:
+    http: Any = guarded_http(HEAD_TIMEOUT)
+    if own:
+        http = verb_http(http, HEAD_TIMEOUT)
+    return uvicorn_in_thread(app, listener_protocol(http, ListenerLimits(16, first_request_seconds=5.0)),
+                             timeout_keep_alive=KEEP_ALIVE)
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    """The verbs' protocol in front of the service's application, with two test verbs beside the real ones."""
+    with _listen(_app({"echo": _echo, "slow": _slow}), own=True) as listening:
+        yield listening
+
+
+def post(path: str, body: bytes, *extra: bytes, version: bytes = b"1.1") -> bytes:
+    head = b"POST %s HTTP/%s\r\nHost: x\r\nContent-Length: %d\r\n" % (path.encode(), version, len(body))
+    return head + b"".join(h + b"\r\n" for h in extra) + b"\r\n" + body
+
+
+def read_answers(sock: socket.socket, count: int, within: float = 5.0) -> list[tuple[bytes, bytes]]:
+    """``count`` answers (head, body) read off the socket (Content-Length framed)."""
+    sock.settimeout(within)
+    data = b""
+    answers = []
+    while len(answers) < count:
+        end = data.find(b"\r\n\r\n")
+        if end >= 0:
+            head = data[:end]
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            if len(data) >= end + 4 + length:
+                answers.append((head, data[end + 4:end + 4 + length]))
+                data = data[end + 4 + length:]
+                continue
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return answers
+
+
+def closed_within(sock: socket.socket, seconds: float) -> float | None:
+    """Seconds until the server closed the connection (reading and dropping anything it sends), or None."""
+    started = time.monotonic()
+    sock.settimeout(0.05)
+    while time.monotonic() - started < seconds:
+        try:
+            if not sock.recv(65536):
+                return time.monotonic() - started
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - started
+    return None
+
+
+def _without_date(head: bytes) -> bytes:
+    return b"\r\n".join(line for line in head.split(b"\r\n") if not line.lower().startswith(b"date:"))
+
+
+@pytest.mark.parametrize("request_bytes", [
+    post("/filter", b'{"Pod":{"metadata":{"name":"a","namespace":"d"}},"NodeNames":["n1","n2"]}', b"X-Request-Id: r1"),
+    post("/prioritize", b'{"Pod":{"metadata":{"name":"a"}},"NodeNames":["n1"]}', b"X-Request-Id: r2"),
+    post("/filter", b"{not json", b"X-Request-Id: r3"),
+    post("/filter", b"   ", b"X-Request-Id: r4"),
+    post("/profiles/nobody/filter", b"{}", b"X-Request-Id: r5"),
+    post("/bind", b'{"PodName":"a","PodNamespace":"d","PodUID":"u","Node":"n1"}', b"X-Request-Id: r6"),
+    post("/filter", b"{}", b"X-Request-Id: r7", version=b"1.0"),
+    post("/filter", b"{}", b"X-Request-Id: r8", b"Connection: close"),
+])
+def test_a_verb_is_answered_as_the_application_answers_it(request_bytes: bytes) -> None:
+    """The same request through the verbs' protocol and through uvicorn and the application: the same status
+    line, headers (in order) and body."""
+    app = _app()
+    answers = []
+    for own in (True, False):
+        with _listen(app, own) as listening, socket.create_connection(("127.0.0.1", listening)) as sock:
+            sock.sendall(request_bytes)
+            [(head, body)] = read_answers(sock, 1)
+            answers.append((_without_date(head), body))
+    assert answers[0] == answers[1]
+
+
+def test_a_kept_alive_connection_serves_verbs_then_other_paths_then_verbs(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        for size in (10, 20, 30):
+            sock.sendall(post("/echo", b"x" * size))
+            [(head, body)] = read_answers(sock, 1)
+            assert head.startswith(b"HTTP/1.1 200") and orjson.loads(body) == {"length": size, "profile": None}
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  # handed over to uvicorn, bytes and all
+        [(head, body)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 200") and body
+        sock.sendall(post("/profiles/p/echo", b"yy"))  # uvicorn serves the connection from now on
+        [(head, body)] = read_answers(sock, 1)
+        assert orjson.loads(body) == {"length": 2, "profile": "p"}
+
+
+def test_a_first_request_that_is_not_a_verb_is_served_by_uvicorn(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        [(head, _)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET /filter HTTP/1.1\r\nHost: x\r\n\r\n")  # not a POST: FastAPI answers
+        [(head, _)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 405")
+
+
+def test_a_head_split_across_reads_is_handed_over_whole(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        for piece in (b"GET /hea", b"lthz HTTP/1.1\r\nHo", b"st: x\r\n\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.05)
+        [(head, _)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 200")
+
+
+def test_pipelined_verbs_are_answered_in_order(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(post("/slow", b"{}", b"X-Request-Id: first") + post("/echo", b"abc", b"X-Request-Id: second"))
+        answers = read_answers(sock, 2)
+    assert [b"x-request-id: first" in answers[0][0], b"x-request-id: second" in answers[1][0]] == [True, True]
+    assert answers[0][1] == b'{"slow":true}' and orjson.loads(answers[1][1])["length"] == 3
+
+
+def test_a_request_pipelined_behind_a_verb_that_is_not_one_closes_the_connection_after_the_verb(port: int) -> None:
+    """Its bytes are not the start of a read, so uvicorn cannot be given them: the verb is answered, then the
+    connection closes and the client sends the unanswered request again (HTTP/1.1 allows it)."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(post("/echo", b"abc") + b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        answers = read_answers(sock, 2, within=1)
+        assert len(answers) == 1 and orjson.loads(answers[0][1])["length"] == 3
+        assert closed_within(sock, 0.8) is not None  # at once: not left for a deadline (1 s) to close
+
+
+def test_a_body_declared_over_the_limit_is_refused_at_once_and_the_connection_closes(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n")  # no body sent
+        [(head, body)] = read_answers(sock, 1, within=3)
+        assert head.startswith(b"HTTP/1.1 413")
+        assert orjson.loads(body) == {"Error": f"request body of 1000000000 bytes exceeds the limit of {LIMIT} bytes"}
+        assert b"connection: close" in head.lower()
+        assert closed_within(sock, 3) is not None
+
+
+def test_a_body_not_complete_within_the_read_timeout_gets_408(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
+        started = time.monotonic()
+        [(head, body)] = read_answers(sock, 1, within=5)
+        assert head.startswith(b"HTTP/1.1 408")
+        assert orjson.loads(body) == {"Error": f"request body not received within {READ_TIMEOUT:g} seconds"}
+        assert READ_TIMEOUT - 0.1 < time.monotonic() - started < READ_TIMEOUT + 1.5
+        assert closed_within(sock, 3) is not None
+
+
+def test_the_next_head_has_a_deadline_after_an_answer(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(post("/echo", b"a"))
+        read_answers(sock, 1)
+        sock.sendall(b"POST /ec")  # a head that never completes, though bytes came
+        closed = closed_within(sock, KEEP_ALIVE + 3)
+    assert closed is not None and HEAD_TIMEOUT - 0.2 < closed < HEAD_TIMEOUT + 1.0
+
+
+def test_an_idle_connection_closes_after_the_keep_alive_time(port: int) -> None:
+    """(The keep-alive time here is longer than the head deadline: the shorter of the two closes an idle
+    connection, as the guarded protocol's own timers do.)"""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(post("/echo", b"a"))
+        read_answers(sock, 1)
+        closed = closed_within(sock, KEEP_ALIVE + 3)
+    assert closed is not None and closed < min(KEEP_ALIVE, HEAD_TIMEOUT) + 1.0
+
+
+def test_a_malformed_request_gets_400_and_the_connection_closes(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(post("/echo", b"a"))
+        read_answers(sock, 1)
+        sock.sendall(b"POST /echo HTTP/1.1\r\nContent-Length: -5\r\n\r\n")
+        [(head, body)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 400") and body == b"Invalid HTTP request received."
+        assert closed_within(sock, 3) is not None
+
+
+@pytest.mark.parametrize("extra", [b"Connection: close", None])
+def test_a_client_that_closes_is_answered_with_connection_close(port: int, extra: bytes | None) -> None:
+    request = post("/echo", b"abc", extra) if extra else post("/echo", b"abc", version=b"1.0")
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(request)
+        [(head, _)] = read_answers(sock, 1)
+        assert b"\r\nconnection: close" in head.lower()
+        assert closed_within(sock, 3) is not None
+
+
+def test_expect_continue_and_chunked_bodies_are_served_by_uvicorn(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
+        sock.settimeout(3)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 100 Continue")
+        sock.sendall(b"abc")
+        [(_, body)] = read_answers(sock, 1)
+        assert orjson.loads(body)["length"] == 3
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        [(_, body)] = read_answers(sock, 1)
+        assert orjson.loads(body)["length"] == 5
