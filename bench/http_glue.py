@@ -9,9 +9,10 @@ service's cost in kube-scheduler's loop. This measures what such a protocol coul
 answer the same POST with the same bytes, each in a process of its own on uvloop, the service's loop:
 
 - ``service``: the product's path with the engine left out. The listener (accept, connection budget and
-  deadlines), uvicorn's httptools protocol as the service guards it, the application object (``create_app``)
-  and its ``FastVerbs`` dispatch, the body read from the ASGI messages under its size limit and deadline,
-  the request id, the answer sent as two ASGI messages; the verb's handler only returns a fixed answer.
+  deadlines), the verbs' own protocol (``extender/api/verb_protocol.py``: httptools, the route found by the
+  application's ``FastVerbs``, the body read under its size limit and deadline, the request id, the answer in
+  one write; until 2026-11-27 uvicorn's httptools protocol as the service guards it, the application object
+  and the ASGI messages); the verb's handler only returns a fixed answer.
 - ``raw``: an ``asyncio.Protocol`` feeding httptools' parser and writing the answer when a request is complete:
   no limits, no deadlines, no request id, no dispatch. Not a product; the floor.
 
@@ -27,8 +28,8 @@ A client of the kind kube-scheduler is (``bench.verb_client``: one kept-alive co
 time) posts a filter-sized body (a Pod and 230 node names, as nodeCacheCapable sends at 500 nodes). Per side
 and round: the server process's CPU time (user + system, from /proc) and the client's wall time per request,
 after a warm-up. Sides alternate within each round, the order alternating between rounds; read the difference,
-not the times. What the service would save with a path of its own is at most the difference, for each of the
-three verbs a scheduled pod costs (filter, prioritize, bind).
+not the times. What the service could still save is at most the difference, for each of the three verbs a
+scheduled pod costs (filter, prioritize, bind).
 
 ``--pause-ms``: the client waits that long after each answer before it sends the next request, as the servers
 wait in kube-scheduler's loop (a verb every few milliseconds, the process idle in between). A server woken

@@ -376,3 +376,19 @@ def uvicorn_in_thread(app: Any, http: Any, **config: Any) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def closed_by_server(sock: socket.socket, within: float) -> float | None:
+    """Seconds until the server closed the connection (EOF or reset; anything it sends first is read and
+    dropped), or None if it stayed open ``within`` seconds."""
+    started = time.monotonic()
+    sock.settimeout(0.05)
+    while time.monotonic() - started < within:
+        try:
+            if sock.recv(65536) == b"":
+                return time.monotonic() - started
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - started
+    return None

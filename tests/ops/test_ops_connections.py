@@ -17,7 +17,16 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from ops_support import Service, free_port, metric_value, probe, running, summary, uvicorn_in_thread
+from ops_support import (
+    Service,
+    closed_by_server,
+    free_port,
+    metric_value,
+    probe,
+    running,
+    summary,
+    uvicorn_in_thread,
+)
 
 from extender.api.listener import ListenerLimits
 
@@ -45,21 +54,6 @@ def connect_one_by_one(port: int, count: int) -> list[socket.socket]:
         held.append(socket.create_connection(("127.0.0.1", port)))
         time.sleep(0.02)
     return held
-
-
-def closed_by_server(sock: socket.socket, within: float) -> float | None:
-    """Seconds until the server closed the connection (EOF or reset), or None if it stayed open ``within``."""
-    started = time.monotonic()
-    sock.settimeout(0.2)
-    while time.monotonic() - started < within:
-        try:
-            if sock.recv(4096) == b"":
-                return time.monotonic() - started
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
-            return time.monotonic() - started
-    return None
 
 
 def test_a_connection_that_sends_nothing_is_closed_after_the_head_timeout(served: tuple[Service, int]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from ops_support import uvicorn_in_thread
+from ops_support import closed_by_server, uvicorn_in_thread
 
 from extender.api.app import create_app
 from extender.api.connections import guarded_http
@@ -96,21 +96,6 @@ def read_answers(sock: socket.socket, count: int, within: float = 5.0) -> list[t
     return answers
 
 
-def closed_within(sock: socket.socket, seconds: float) -> float | None:
-    """Seconds until the server closed the connection (reading and dropping anything it sends), or None."""
-    started = time.monotonic()
-    sock.settimeout(0.05)
-    while time.monotonic() - started < seconds:
-        try:
-            if not sock.recv(65536):
-                return time.monotonic() - started
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
-            return time.monotonic() - started
-    return None
-
-
 def _without_date(head: bytes) -> bytes:
     return b"\r\n".join(line for line in head.split(b"\r\n") if not line.lower().startswith(b"date:"))
 
@@ -186,7 +171,7 @@ def test_a_request_pipelined_behind_a_verb_that_is_not_one_closes_the_connection
         sock.sendall(post("/echo", b"abc") + b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         answers = read_answers(sock, 2, within=1)
         assert len(answers) == 1 and orjson.loads(answers[0][1])["length"] == 3
-        assert closed_within(sock, 0.8) is not None  # at once: not left for a deadline (1 s) to close
+        assert closed_by_server(sock, 0.8) is not None  # at once: not left for a deadline (1 s) to close
 
 
 def test_a_body_declared_over_the_limit_is_refused_at_once_and_the_connection_closes(port: int) -> None:
@@ -196,7 +181,7 @@ def test_a_body_declared_over_the_limit_is_refused_at_once_and_the_connection_cl
         assert head.startswith(b"HTTP/1.1 413")
         assert orjson.loads(body) == {"Error": f"request body of 1000000000 bytes exceeds the limit of {LIMIT} bytes"}
         assert b"connection: close" in head.lower()
-        assert closed_within(sock, 3) is not None
+        assert closed_by_server(sock, 3) is not None
 
 
 def test_a_body_not_complete_within_the_read_timeout_gets_408(port: int) -> None:
@@ -207,7 +192,7 @@ def test_a_body_not_complete_within_the_read_timeout_gets_408(port: int) -> None
         assert head.startswith(b"HTTP/1.1 408")
         assert orjson.loads(body) == {"Error": f"request body not received within {READ_TIMEOUT:g} seconds"}
         assert READ_TIMEOUT - 0.1 < time.monotonic() - started < READ_TIMEOUT + 1.5
-        assert closed_within(sock, 3) is not None
+        assert closed_by_server(sock, 3) is not None
 
 
 def test_the_next_head_has_a_deadline_after_an_answer(port: int) -> None:
@@ -215,7 +200,7 @@ def test_the_next_head_has_a_deadline_after_an_answer(port: int) -> None:
         sock.sendall(post("/echo", b"a"))
         read_answers(sock, 1)
         sock.sendall(b"POST /ec")  # a head that never completes, though bytes came
-        closed = closed_within(sock, KEEP_ALIVE + 3)
+        closed = closed_by_server(sock, KEEP_ALIVE + 3)
     assert closed is not None and HEAD_TIMEOUT - 0.2 < closed < HEAD_TIMEOUT + 1.0
 
 
@@ -225,7 +210,7 @@ def test_an_idle_connection_closes_after_the_keep_alive_time(port: int) -> None:
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(post("/echo", b"a"))
         read_answers(sock, 1)
-        closed = closed_within(sock, KEEP_ALIVE + 3)
+        closed = closed_by_server(sock, KEEP_ALIVE + 3)
     assert closed is not None and closed < min(KEEP_ALIVE, HEAD_TIMEOUT) + 1.0
 
 
@@ -236,7 +221,7 @@ def test_a_malformed_request_gets_400_and_the_connection_closes(port: int) -> No
         sock.sendall(b"POST /echo HTTP/1.1\r\nContent-Length: -5\r\n\r\n")
         [(head, body)] = read_answers(sock, 1)
         assert head.startswith(b"HTTP/1.1 400") and body == b"Invalid HTTP request received."
-        assert closed_within(sock, 3) is not None
+        assert closed_by_server(sock, 3) is not None
 
 
 @pytest.mark.parametrize("extra", [b"Connection: close", None])
@@ -246,7 +231,7 @@ def test_a_client_that_closes_is_answered_with_connection_close(port: int, extra
         sock.sendall(request)
         [(head, _)] = read_answers(sock, 1)
         assert b"\r\nconnection: close" in head.lower()
-        assert closed_within(sock, 3) is not None
+        assert closed_by_server(sock, 3) is not None
 
 
 def test_expect_continue_and_chunked_bodies_are_served_by_uvicorn(port: int) -> None:
