@@ -48,6 +48,12 @@ async def _echo(read_body: Any, profile: str | None) -> tuple[int, bytes, list[A
     return 200, orjson.dumps({"length": len(body), "profile": profile}), []
 
 
+async def _big(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
+    """A verb with a 64 KiB answer."""
+    await read_body()
+    return 200, b'"' + b"x" * (64 * 1024 - 2) + b'"', []
+
+
 async def _slow(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
     await read_body()
     await asyncio.sleep(0.3)
@@ -65,7 +71,7 @@ def _listen(app: Any, own: bool) -> Any:
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     """The verbs' protocol in front of the service's application, with two test verbs beside the real ones."""
-    with _listen(_app({"echo": _echo, "slow": _slow}), own=True) as listening:
+    with _listen(_app({"echo": _echo, "slow": _slow, "big": _big}), own=True) as listening:
         yield listening
 
 
@@ -247,3 +253,56 @@ def test_expect_continue_and_chunked_bodies_are_served_by_uvicorn(port: int) -> 
                      b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
         [(_, body)] = read_answers(sock, 1)
         assert orjson.loads(body)["length"] == 5
+
+
+def test_at_shutdown_a_verb_in_flight_is_answered_then_closed_and_an_idle_connection_closes() -> None:
+    """uvicorn's graceful shutdown asks each connection to finish: the verb being computed is answered, with
+    ``Connection: close``, and an idle kept-alive connection is closed at once."""
+    import threading
+
+    import uvicorn
+
+    app = _app({"slow": _slow, "echo": _echo})
+    protocol = listener_protocol(verb_http(guarded_http(HEAD_TIMEOUT), HEAD_TIMEOUT), ListenerLimits(16))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_config=None,
+                                          access_log=False, http=protocol, timeout_keep_alive=30,
+                                          timeout_graceful_shutdown=5))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    listening = server.servers[0].sockets[0].getsockname()[1]
+    with socket.create_connection(("127.0.0.1", listening)) as busy, \
+            socket.create_connection(("127.0.0.1", listening)) as idle:
+        idle.sendall(post("/echo", b"a"))
+        read_answers(idle, 1)
+        busy.sendall(post("/slow", b"{}"))
+        time.sleep(0.1)  # the slow verb (0.3 s) is being computed
+        server.should_exit = True
+        [(head, body)] = read_answers(busy, 1)
+        assert head.startswith(b"HTTP/1.1 200") and body == b'{"slow":true}'
+        assert b"\r\nconnection: close" in head.lower()
+        assert closed_by_server(busy, 3) is not None
+        assert closed_by_server(idle, 3) is not None
+    thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_a_client_that_sends_verbs_without_reading_the_answers_is_not_read_further(port: int) -> None:
+    """Once the answers it does not read fill the socket's buffers, the service stops reading the client's
+    requests (it holds no queue of them, nor of their answers): the client's sending stalls."""
+    offered = post("/big", b"{}") * 200_000  # 10 MB of requests, each answered with 64 KiB
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    with sock:
+        sock.connect(("127.0.0.1", port))
+        sock.setblocking(False)
+        sent = 0
+        deadline = time.monotonic() + 3
+        while sent < len(offered) and time.monotonic() < deadline:
+            try:
+                sent += sock.send(offered[sent:sent + 65536])
+            except BlockingIOError:
+                time.sleep(0.01)
+    assert sent < len(offered) // 2, f"{sent} of {len(offered)} bytes were taken"
