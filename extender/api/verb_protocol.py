@@ -53,8 +53,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("extender.connections")
 
 _INVALID = "Invalid HTTP request received."
-_INTERNAL_ERROR = (b"HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                   b"content-length: 21\r\nconnection: close\r\n\r\nInternal Server Error")
+_INTERNAL_ERROR = (b"content-type: text/plain; charset=utf-8\r\ncontent-length: 21\r\nconnection: close\r\n\r\n"
+                   b"Internal Server Error")
 _STATUS_LINES = {status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode())
                  for status in http.HTTPStatus}
 
@@ -199,7 +199,7 @@ class VerbProtocol:
         self._url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers[name.lower()] = value
+        self._headers.setdefault(name.lower(), value)  # the first of a repeated header, as the ASGI path reads
 
     def on_headers_complete(self) -> None:
         self._head_done = True
@@ -292,16 +292,14 @@ class VerbProtocol:
         try:
             status, body, headers = await request.handler(lambda: self._body(request), request.profile)
         except Exception:
-            log.exception("verb failed")
-            self._write(_INTERNAL_ERROR)
+            log.exception("verb failed")  # answered as uvicorn answers an application's exception
+            self._write(self._head(500) + _INTERNAL_ERROR)
             self.transport.close()
             return
         finally:
             request_id.reset(token)
         close = not request.keep_alive or self._closing
-        head = [_STATUS_LINES.get(status) or b"HTTP/1.1 %d \r\n" % status]
-        for name, value in self.server_state.default_headers:
-            head.append(b"%s: %s\r\n" % (name, value))
+        head = [self._head(status)]
         head.append(b"content-type: application/json\r\ncontent-length: %d\r\nx-request-id: %s\r\n"
                     % (len(body), request.rid.encode("latin-1")))
         for name, value in headers:
@@ -324,6 +322,13 @@ class VerbProtocol:
         self._head_due = self.loop.time() + self.head_timeout
         self._arm(min(self.keep_alive_seconds, self.head_timeout))
         self._resume()
+
+    def _head(self, status: int) -> bytes:
+        """The status line and uvicorn's default headers (date, server)."""
+        head = [_STATUS_LINES.get(status) or b"HTTP/1.1 %d \r\n" % status]
+        for name, value in self.server_state.default_headers:
+            head.append(b"%s: %s\r\n" % (name, value))
+        return b"".join(head)
 
     async def _body(self, request: _Request) -> bytes:
         if request.problem is not None:
@@ -378,15 +383,12 @@ class VerbProtocol:
 
     def _answer_invalid(self) -> None:
         log.warning(_INVALID)
-        head = [_STATUS_LINES[400]]
-        for name, value in self.server_state.default_headers:
-            head.append(b"%s: %s\r\n" % (name, value))
-        head.append(b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
-                    % (len(_INVALID), _INVALID.encode()))
+        answer = self._head(400) + (b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
+                                    b"connection: close\r\n\r\n%s" % (len(_INVALID), _INVALID.encode()))
         self._stop = True
         if self._answering or self._queue:
             return  # (the requests before it are answered, then the connection closes)
-        self._write(b"".join(head))
+        self._write(answer)
         self.transport.close()
 
     def _hand_over(self) -> None:

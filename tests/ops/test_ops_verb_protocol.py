@@ -48,6 +48,11 @@ async def _echo(read_body: Any, profile: str | None) -> tuple[int, bytes, list[A
     return 200, orjson.dumps({"length": len(body), "profile": profile}), []
 
 
+async def _boom(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
+    """A verb that fails: a bug, as the service would meet one."""
+    raise RuntimeError("boom")
+
+
 async def _big(read_body: Any, profile: str | None) -> tuple[int, bytes, list[Any]]:
     """A verb with a 64 KiB answer."""
     await read_body()
@@ -115,11 +120,13 @@ def _without_date(head: bytes) -> bytes:
     post("/bind", b'{"PodName":"a","PodNamespace":"d","PodUID":"u","Node":"n1"}', b"X-Request-Id: r6"),
     post("/filter", b"{}", b"X-Request-Id: r7", version=b"1.0"),
     post("/filter", b"{}", b"X-Request-Id: r8", b"Connection: close"),
+    post("/filter", b"{}", b"X-Request-Id: first", b"X-Request-Id: second"),
+    post("/boom", b"{}", b"X-Request-Id: r9"),
 ])
 def test_a_verb_is_answered_as_the_application_answers_it(request_bytes: bytes) -> None:
     """The same request through the verbs' protocol and through uvicorn and the application: the same status
-    line, headers (in order) and body."""
-    app = _app()
+    line, headers (in order) and body (a verb that raises gets uvicorn's 500, closing the connection)."""
+    app = _app({"boom": _boom})
     answers = []
     for own in (True, False):
         with _listen(app, own) as listening, socket.create_connection(("127.0.0.1", listening)) as sock:
