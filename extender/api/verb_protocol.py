@@ -37,7 +37,6 @@ import httptools
 from extender.api.http import (
     HTTPProblem,
     body_late,
-    body_too_large,
     declared_too_large,
     new_request_id,
     non_empty,
@@ -66,7 +65,7 @@ class _HandOver(Exception):
 class _Request:
     """A verb request: its handler, what was read of it, and whether the connection stays open after it."""
 
-    __slots__ = ("body", "handler", "keep_alive", "problem", "profile", "rid", "size")
+    __slots__ = ("body", "handler", "keep_alive", "problem", "profile", "rid")
 
     def __init__(self, handler: FastHandler, profile: str | None, rid: str, keep_alive: bool) -> None:
         self.handler = handler
@@ -74,7 +73,6 @@ class _Request:
         self.rid = rid
         self.keep_alive = keep_alive
         self.body: list[bytes] = []
-        self.size = 0
         self.problem: HTTPProblem | None = None  # why the body is refused (answered through the handler)
 
 
@@ -225,15 +223,11 @@ class VerbProtocol:
 
     def on_body(self, chunk: bytes) -> None:
         request = self._request
-        if request is None or request.problem is not None or self.verbs is None:
+        if request is None or request.problem is not None:
             return
-        request.size += len(chunk)
-        if request.size > self.verbs.max_body_bytes:
-            request.problem = body_too_large(self.verbs.max_body_bytes)
-            request.body.clear()
-            self._refuse_body(request)
-        else:
-            request.body.append(chunk)
+        # No size check here: httptools frames the body by its Content-Length, which on_headers_complete checked
+        # against the limit (a chunked body, whose length is not declared, is uvicorn's to read).
+        request.body.append(chunk)
 
     def on_message_complete(self) -> None:
         self._in_message = False
@@ -366,7 +360,7 @@ class VerbProtocol:
             return
         if self._in_message:
             log.info("connection closed: no complete request head in time",
-                     extra={"seconds": self.head_timeout, "client": self._peer()})
+                     extra={"seconds": self.head_timeout, "client": self.slot.peer if self.slot else ""})
             if self.on_refused is not None:
                 self.on_refused("head_timeout")
         self.transport.close()  # idle past the keep-alive time, or a head past its deadline
@@ -383,12 +377,11 @@ class VerbProtocol:
 
     def _answer_invalid(self) -> None:
         log.warning(_INVALID)
-        answer = self._head(400) + (b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
-                                    b"connection: close\r\n\r\n%s" % (len(_INVALID), _INVALID.encode()))
         self._stop = True
         if self._answering or self._queue:
             return  # (the requests before it are answered, then the connection closes)
-        self._write(answer)
+        self._write(self._head(400) + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
+                    b"connection: close\r\n\r\n%s" % (len(_INVALID), _INVALID.encode()))
         self.transport.close()
 
     def _hand_over(self) -> None:
@@ -415,9 +408,6 @@ class VerbProtocol:
             self.transport.resume_reading()
         uvicorn.data_received(replay)
 
-    def _peer(self) -> str:
-        peer = self.transport.get_extra_info("peername")
-        return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) and len(peer) >= 2 else ""
 
 
 def _fast_verbs(app: Any) -> FastVerbs | None:
