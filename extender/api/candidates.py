@@ -45,6 +45,13 @@ def decode_candidate_args(body: bytes, max_names: int) -> CandidateArgs:
     """Decode the body; a NodeNames array of more than ``max_names`` entries is refused (413) before it is
     decoded, since decoding millions of names is itself the stall."""
     try:
+        return _decode_candidate_args(body, max_names)
+    except UnicodeDecodeError:  # msgspec's, for a string that is not UTF-8: the general decoder says 400
+        return _from_decoded(decode_json(body))
+
+
+def _decode_candidate_args(body: bytes, max_names: int) -> CandidateArgs:
+    try:
         members = SPLIT_OBJECT.decode(body)
     except msgspec.DecodeError:
         return _from_decoded(decode_json(body))  # raises: the general decoder names the fault

@@ -141,7 +141,7 @@ def decode_json(body: bytes | memoryview) -> Any:
     """
     try:
         return _decode(body, 0)
-    except (orjson.JSONDecodeError, msgspec.DecodeError) as err:
+    except (orjson.JSONDecodeError, msgspec.DecodeError, UnicodeDecodeError) as err:  # (msgspec: not UTF-8)
         raise HTTPProblem(400, f"invalid JSON: {err}", "bad_json") from err
     except RecursionError:
         raise HTTPProblem(400, "invalid JSON: nested too deeply", "bad_json") from None

@@ -104,6 +104,19 @@ def test_malformed_candidates_get_400_naming_the_field(client: TestClient, body:
         decode_candidate_args(orjson.dumps(body), 100)
 
 
+@pytest.mark.parametrize("body", [
+    b'{"Pod":{},"NodeNames":["a"],"\xc5":1}',  # a key
+    b'{"Pod":{},"NodeNames":["a\xc5"]}',  # a node name
+    b'{"Pod":{},"Nodes":{"items":[{"metadata":{"name":"n\xfe"}}]}}',  # a sent node's name
+    b'{"Pod":{"metadata":{"name":"p"}},"NodeNames":["a"],"x":"' + b"y" * 300_000 + b'","\x85":1}',  # large
+])
+def test_a_body_that_is_not_utf8_gets_400_not_500(client: TestClient, body: bytes) -> None:
+    """msgspec raises UnicodeDecodeError, not its DecodeError, for such a string: a fuzz found 500s."""
+    for verb in ("filter", "prioritize"):
+        resp = client.post(f"/{verb}", content=body)
+        assert resp.status_code == 400 and resp.json()["Error"].startswith("invalid JSON"), resp.text
+
+
 def test_a_node_that_cannot_be_read_is_a_filter_error_naming_it(client: TestClient) -> None:
     resp = client.post("/filter", json={"Pod": pod(), "Nodes": {"items": [{"metadata": 5}]}})
     assert resp.status_code == 200 and "Nodes.items[0]" in resp.json()["Error"]
