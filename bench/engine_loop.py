@@ -12,7 +12,8 @@ picks them; which nodes the pod fits is found by the extender's own filter over 
 each block of pods and outside its timing, since kube-scheduler's plugins and ours agree) and then
 prioritize with filter's answer; bind (the verb's own steps, with the static cluster's binder, which posts
 nothing) assumes the pod on the best node and finishes the binding; last, the watch brings the bound pod back
-with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does. The
+with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does (from 1.35;
+``--no-topology-labels`` for an apiserver before it, or nodes without those labels). The
 cluster is bench/cluster.py's (30 pods per node), the pods the bench's ``--template`` (plain by default).
 
 Figures per pod, medians over blocks of 50 pods: the CPU time of the thread for all of it (``time.thread_time``
@@ -40,8 +41,10 @@ WARM = 50  # pods through the loop before timing (the first builds the template'
 STEPS = ("watch: created", "filter", "prioritize", "bind", "watch: bound")
 
 
-def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int) -> None:
-    """The cluster dump and the loop's parameters, into ``folder``."""
+def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int, topology_labels: bool = True,
+                 ) -> None:
+    """The cluster dump and the loop's parameters, into ``folder``; without ``topology_labels``, the bound pod
+    comes back with its own labels only."""
     from bench.cluster import generate, incoming_pods
 
     objects = generate(nodes)
@@ -49,7 +52,7 @@ def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int)
     pod = {k: v for k, v in incoming_pods()[template].items() if k != "status"}
     zones = {o["metadata"]["name"]: {k: v for k, v in o["metadata"].get("labels", {}).items()
                                      if k in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")}
-             for o in objects if o["kind"] == "Node"}
+             for o in objects if o["kind"] == "Node"} if topology_labels else {}
     (folder / "loop.json").write_bytes(orjson.dumps({"pod": pod, "pods": pods, "names": names, "zones": zones}))
 
 
@@ -152,11 +155,15 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=1000, help="pods timed per side and run")
     parser.add_argument("--template", default="plain",
                         help="the incoming pod: plain, affinity+tolerations, anti-affinity or spread")
+    parser.add_argument("--no-topology-labels", action="store_true",
+                        help="the bound pod comes back without its node's zone and region labels (an apiserver "
+                             "before 1.35, or nodes without them)")
     args = parser.parse_args()
     names = args.names or (230 if args.nodes <= 500 else 500)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        write_inputs(folder, args.nodes, args.template, max(args.pods, BLOCK), min(names, args.nodes))
+        write_inputs(folder, args.nodes, args.template, max(args.pods, BLOCK), min(names, args.nodes),
+                     not args.no_topology_labels)
 
         def describe(figures: dict[str, Any]) -> str:
             steps = ", ".join(f"{step} {ms:.3f}" for step, ms in figures["steps_ms"].items())

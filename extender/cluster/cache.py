@@ -269,17 +269,22 @@ class ClusterCache:
         return record
 
     def _unchanged_pod(self, slim: Any) -> PodRecord | None:
-        """The record held for this pod (assigned or pending, never assumed) when ``slim`` equals its object in
+        """The record held for this pod (assigned, assumed or pending) when ``slim`` equals its object in
         everything but metadata.resourceVersion; the record then takes ``slim`` as its object, so that it
         holds the current version. Nothing else of a record is derived from the version, and the record's
-        object is all that plugins read of a pod: what they see is unchanged."""
+        object is all that plugins read of a pod: what they see is unchanged.
+
+        For an assumed pod such a version is its binding's confirmation (the Binding sets spec.nodeName, which
+        the assumed object already has, and the PodScheduled condition, which the trim leaves out): the pod is
+        confirmed where it is, so its node stays as the last snapshot copied it. Rebuilding the record and
+        moving it off its node and back, as any other version does, would give the next request one more node
+        to copy and every memo kept by node generation one more node to redo, for every pod bound. An event
+        from before the Binding has no spec.nodeName and is not equal: the full path keeps the assumption."""
         if not isinstance(slim, Mapping) or not isinstance(slim.get("metadata"), Mapping):
             return None  # the full path reports what is wrong with it
         key = source_key(slim, "Pod")
         state = self._pods.get(key)
         if state is not None:
-            if state.assumed:  # a confirmation, or an event from before our Binding: the full path decides
-                return None
             held = state.pod
         else:
             pending = self._pending.get(key)
@@ -289,6 +294,9 @@ class ClusterCache:
         if not same_but_version(held.raw, slim):
             return None
         held.raw = slim
+        if state is not None and state.assumed:
+            self._pods[key] = _PodState(held)  # confirmed: no longer assumed, no expiry
+            self._assumed.discard(key)
         return held
 
     def remove_pod(self, raw_or_key: Mapping[str, Any] | str) -> None:

@@ -128,11 +128,15 @@ def trim_list(value: Any, trim: Callable[[Any], Any]) -> Any:
     return DROP if value is None else value
 
 
+# Fields left out when their trim keeps nothing of them: a pod's conditions read the same absent or empty.
+_LEFT_OUT_EMPTY = frozenset({"conditions"})
+
+
 def _trim_lists(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str, Callable[[Any], Any]]) -> None:
     for field, trim in trims.items():
         if field in source:
-            value = trim_list(source[field], trim)
-            if value is not DROP:  # not a list: kept as it is, for the record to report
+            value = trim_list(source[field], trim)  # not a list: kept as it is, for the record to report
+            if value is not DROP and not (field in _LEFT_OUT_EMPTY and type(value) is list and not value):
                 out[field] = value
 
 
@@ -142,8 +146,13 @@ def trim_volumes(volumes: Any) -> Any:
 
 
 def trim_conditions(conditions: Any) -> Any:
-    """status.conditions reduced to the resize state (``DROP`` for null)."""
-    return trim_list(conditions, _TRIM_STATUS["conditions"])
+    """status.conditions reduced to the resize state; ``DROP`` for null and when no condition is kept.
+
+    Left out rather than empty so that a version whose only new condition is one no plugin reads equals the
+    version before it: the Binding sets PodScheduled, and kube-scheduler's pod (the one assumed) has none or
+    an unschedulable one (see ClusterCache._unchanged_pod)."""
+    kept = trim_list(conditions, _TRIM_STATUS["conditions"])
+    return DROP if type(kept) is list and not kept else kept
 
 
 def intern_metadata(slim_meta: dict[str, Any]) -> dict[str, Any]:

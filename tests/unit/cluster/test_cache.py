@@ -408,15 +408,37 @@ def test_a_pending_pod_updated_unread_keeps_its_record_and_its_place() -> None:
     assert held.raw["metadata"]["resourceVersion"] == "3"
 
 
-def test_an_assumed_pod_is_confirmed_by_the_full_path_even_when_equal() -> None:
-    cache = ClusterCache()
+def test_an_assumed_pod_is_confirmed_where_it_is_by_its_bound_version() -> None:
+    cache = ClusterCache(assumed_ttl_seconds=10)
     cache.upsert_node(make_node("n1"))
-    pending = cache.upsert_pod(make_pod("a", requests=[{"cpu": "1"}]))
+    pending = cache.upsert_pod(_version(make_pod("a", uid="uid-a", requests=[{"cpu": "1"}]), "5"))
     assumed = cache.assume_pod(pending, "n1")
-    confirmed = cache.upsert_pod(dict(assumed.raw))
-    assert not cache.is_assumed(confirmed.cache_key)
+    cache.finish_binding(assumed.cache_key, now=0.0)
+    before = cache.snapshot().get("n1")
+    assert before is not None and len(before.pods) == 1
+    # The version the Binding makes: spec.nodeName set, the PodScheduled condition (trimmed away), a new version.
+    bound = _version(dict(assumed.raw), "6", conditions=[{"type": "PodScheduled", "status": "True"}])
+    assert cache.upsert_pod(bound) is assumed
+    assert not cache.is_assumed("uid-a") and cache.counts()["assigned_pods"] == 1
+    assert assumed.raw["metadata"]["resourceVersion"] == "6"
+    assert cache.snapshot().get("n1") is before  # its node is not copied again for the next request
+    assert cache.cleanup_expired(now=100.0) == [] and cache.get_pod("uid-a") is assumed  # no expiry any more
     info = cache.snapshot().get("n1")
     assert info is not None and info.requested.milli_cpu == 1000 and len(info.pods) == 1
+
+
+def test_an_assumed_pods_version_that_differs_takes_the_full_path() -> None:
+    cache = ClusterCache()
+    cache.upsert_node(make_node("n1"))
+    cache.upsert_node(make_node("n2"))
+    pending = cache.upsert_pod(make_pod("a", uid="uid-a", requests=[{"cpu": "1"}]))
+    assumed = cache.assume_pod(pending, "n1")
+    elsewhere = copy.deepcopy(dict(assumed.raw))
+    elsewhere["spec"]["nodeName"] = "n2"  # bound by another scheduler meanwhile
+    record = cache.upsert_pod(_version(elsewhere, "9"))
+    assert record is not assumed and not cache.is_assumed("uid-a")
+    n1, n2 = cache.snapshot().get("n1"), cache.snapshot().get("n2")
+    assert n1 is not None and n2 is not None and not n1.pods and len(n2.pods) == 1
 
 
 def test_a_malformed_version_of_a_held_pod_is_reported_not_matched() -> None:
