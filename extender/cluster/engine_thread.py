@@ -249,6 +249,12 @@ class EngineThread:
         finally:
             self._running.release()
 
+    def write_now(self, fn: Callable[..., object], *args: Any) -> bool:
+        """Run a cache write from the source on the calling thread if it may run there now (True), as
+        :meth:`write` would; else nothing ran (False), and the caller hands it to :meth:`write`, in order."""
+        done, _ = self._run_here_timed(fn, QUICK_WRITE_SECONDS, fn, *args)
+        return done
+
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
         """Run cache work from the source (or an internal step) on the engine thread: never refused.
 

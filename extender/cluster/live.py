@@ -13,7 +13,15 @@ import httpx
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.engine_thread import EngineThread
-from extender.cluster.reflector import Backoff, CacheWriter, Reflector, ReflectorObserver, write_in_place
+from extender.cluster.reflector import (
+    Backoff,
+    CacheWriter,
+    CacheWriterNow,
+    Reflector,
+    ReflectorObserver,
+    write_in_place,
+    write_now_in_place,
+)
 from extender.gc_tuning import keep_loaded, prepare_for_load, settle_after_load
 from extender.kubeapi.client import BETA_RESOURCES, RESOURCES, ApiError, KubeClient, Resource
 from extender.kubeapi.config import KubeConfigError
@@ -72,6 +80,7 @@ class LiveSource:
         # With an engine thread, every write to the cache (lists, events, expiry) is handed to it, in order:
         # the cache keeps one writer and a request never sees it change mid-way.
         self.write: CacheWriter = engine.write if engine is not None else write_in_place
+        self.write_now: CacheWriterNow = engine.write_now if engine is not None else write_now_in_place
         self.observer = observer
         self.min_watch_timeout = min_watch_timeout
         self.release = release
@@ -91,7 +100,8 @@ class LiveSource:
     def _reflectors(self, kinds: tuple[str, ...]) -> list[Reflector]:
         return [Reflector(self.client, resource_of(kind, self.release), self.cache,
                           params=POD_PARAMS if kind == "Pod" else None, observer=self.observer,
-                          min_watch_timeout=self.min_watch_timeout, write=self.write, on_page=self._page_loaded)
+                          min_watch_timeout=self.min_watch_timeout, write=self.write, write_now=self.write_now,
+                          on_page=self._page_loaded)
                 for kind in kinds]
 
     async def start(self) -> None:

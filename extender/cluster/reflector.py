@@ -34,6 +34,17 @@ async def write_in_place(fn: Callable[..., T], *args: Any) -> T:
     return fn(*args)
 
 
+# Runs a small cache write at once on the caller's thread if it may (True), else nothing ran (False): a watch event
+# as it arrives (see KubeClient.watch's apply_now); what it declines goes through the CacheWriter, in order.
+CacheWriterNow = Callable[..., bool]
+
+
+def write_now_in_place(fn: Callable[..., object], *args: Any) -> bool:
+    """The default CacheWriterNow: call at once, on the caller's thread."""
+    fn(*args)
+    return True
+
+
 # How often a kind the apiserver does not serve is listed again (the API may be enabled later).
 NOT_SERVED_RELIST_SECONDS = 300.0
 
@@ -73,11 +84,13 @@ class Reflector:
     def __init__(self, client: KubeClient, resource: Resource, cache: ClusterCache, *,
                  params: Mapping[str, Any] | None = None, observer: ReflectorObserver | None = None,
                  min_watch_timeout: int = 300, page_size: int = 1000,
-                 write: CacheWriter = write_in_place, on_page: Callable[[], object] | None = None) -> None:
+                 write: CacheWriter = write_in_place, write_now: CacheWriterNow = write_now_in_place,
+                 on_page: Callable[[], object] | None = None) -> None:
         self.client = client
         # Called where the cache lives, right after each page of a list is in it (see extender.gc_tuning).
         self.on_page = on_page
         self.write = write
+        self.write_now = write_now
         self.resource = resource
         self.kind = resource.kind
         self.cache = cache
@@ -152,6 +165,13 @@ class Reflector:
         if self.observer is not None and isinstance(kind, str):
             self.observer.event_applied(self.kind, kind)
 
+    def _apply_now(self, event: Mapping[str, Any]) -> bool:
+        """Apply a watch event as it arrives, if the cache can take it at once (see CacheWriterNow)."""
+        if not self.write_now(self.apply, event):
+            return False
+        self.backoff.reset()
+        return True
+
     async def run(self) -> None:
         """List and watch until cancelled."""
         need_list = True
@@ -166,8 +186,8 @@ class Reflector:
                     continue
                 timeout = random.randint(self.min_watch_timeout, 2 * self.min_watch_timeout)
                 async for event in self.client.watch(self.resource, self.resource_version, timeout_seconds=timeout,
-                                                     params=self.params):
-                    await self.write(self.apply, event)
+                                                     params=self.params, apply_now=self._apply_now):
+                    await self.write(self.apply, event)  # one the engine could not take at once: in order
                     self.backoff.reset()
                 continue  # the server closed the watch at its timeout: resume from where we are
             except asyncio.CancelledError:

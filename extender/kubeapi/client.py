@@ -144,20 +144,22 @@ async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             yield last
 
 
-async def _events(resource: Resource, chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
-    """A watch's events from its body's bytes: one JSON event per line; an ERROR event raises (Gone for 410)."""
-    decode = resource.decode_event
-    async for line in _lines(chunks):
-        event = decode(line)
-        if event.get("type") == "ERROR":
-            status = event.get("object") or {}
-            code = int(status.get("code") or 500)
-            cls = Gone if code == 410 else ApiError
-            raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
-        obj = event.get("object")
-        if isinstance(obj, dict):
-            obj["kind"] = resource.kind
-        yield event
+def _event(resource: Resource, line: bytes) -> dict[str, Any]:
+    """A watch event from its line of the body; an ERROR event raises (Gone for 410)."""
+    event = resource.decode_event(line)
+    if event.get("type") == "ERROR":
+        status = event.get("object") or {}
+        code = int(status.get("code") or 500)
+        cls = Gone if code == 410 else ApiError
+        raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
+    obj = event.get("object")
+    if isinstance(obj, dict):
+        obj["kind"] = resource.kind
+    return event
+
+
+# Applies a watch event at once if it can (True), on the event loop, in the order events arrive (see KubeClient.watch).
+ApplyNow = Callable[[dict[str, Any]], bool]
 
 
 class KubeClient:
@@ -327,28 +329,39 @@ class KubeClient:
         return items, version
 
     async def watch(self, resource: Resource, resource_version: str, *, timeout_seconds: int,
-                    params: Mapping[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+                    params: Mapping[str, Any] | None = None, apply_now: ApplyNow | None = None,
+                    ) -> AsyncIterator[dict[str, Any]]:
         """Watch events ({"type", "object"}) from a resourceVersion, with bookmarks, until the server ends it.
 
-        Raises Gone when the version is too old (at connect or as an in-stream ERROR event).
+        ``apply_now`` is offered each event as it arrives, in order: an event it applied (True) is not yielded.
+        On the lean client it is called from the connection's callback, so an event applied there costs no task
+        wake-up; once it declines one, that event and those after it are yielded in order, and it is offered
+        events again once the consumer has them all. Raises Gone when the version is too old (at connect or as
+        an in-stream ERROR event); events before an ERROR event are applied or yielded first.
         """
         query = {**(params or {}), "watch": "true", "resourceVersion": resource_version,
                  "allowWatchBookmarks": "true", "timeoutSeconds": timeout_seconds}
+
+        def take(line: bytes) -> dict[str, Any] | None:
+            event = _event(resource, line)
+            return None if apply_now is not None and apply_now(event) else event
+
         if self._lean is not None:
             # One deadline for the whole watch: the server ends it at timeoutSeconds.
             async with self._lean.open_stream(f"{resource.path}?{urlencode(query)}",
                                               seconds=timeout_seconds + 30) as stream:
                 if stream.status != 200:
                     raise _status_error(stream.status, stream.reason, await stream.body())
-                async for event in _events(resource, stream.chunks()):
+                async for event in stream.lines(take):
                     yield event
             return
         async with self._http.stream("GET", resource.path, params=query,
                                      timeout=httpx.Timeout(self._timeout, read=timeout_seconds + 30)) as response:
             if response.status_code != 200:
                 raise _error(response, await response.aread())
-            async for event in _events(resource, response.aiter_bytes()):
-                yield event
+            async for line in _lines(response.aiter_bytes()):
+                if (declined := take(line)) is not None:
+                    yield declined
 
     async def create_binding(self, namespace: str, name: str, uid: str, node: str) -> None:
         """Bind a pod to a node through the pods/binding subresource (as kube-scheduler's DefaultBinder)."""

@@ -1,16 +1,17 @@
-"""A lean HTTP/1.1 client for the apiserver's per-pod traffic: Binding POSTs and watch streams, on asyncio streams.
+"""A lean HTTP/1.1 client for the apiserver's per-pod traffic: Binding POSTs and watch streams.
 
 kube-scheduler binds pods in parallel goroutines, so the extender's bind verb is the one call it makes per
 pod that ends in an apiserver request, and each pod it schedules comes back as watch events (its creation and
 its binding). Through httpx (httpcore, anyio's TLS stream in Python, h11), one Binding POST cost the event
 loop more CPU than the filter and prioritize calls of the same pod together, and reading the pod watch cost
-more than filter. This client does only what those need, with asyncio's own streams and TLS (uvloop's, in
+more than filter. This client does only what those need, with asyncio's own transports and TLS (uvloop's, in
 the service):
 
-- ``post``: keep-alive connections from a small pool, one request written in one call, and a response read
-  by its Content-Length or chunked;
-- ``open_stream``: a GET on a connection of its own whose answer is read as it arrives (chunked, by length
-  or to the end of the connection), within one deadline for the whole stream.
+- ``post``: keep-alive connections from a small pool (asyncio streams), one request written in one call, and
+  a response read by its Content-Length or chunked;
+- ``open_stream``: a GET on a connection of its own whose answer is read by the connection's callbacks as it
+  arrives (chunked, by length or to the end of the connection), within one deadline for the whole stream:
+  whole, or cut into lines that a caller's function may deal with inside the callback (``Stream.lines``).
 
 Both send the bearer token of the cluster configuration (refreshed and retried once on a 401, as the httpx
 client does). A connection taken from the pool may have been closed by the server meanwhile; a request that
@@ -25,7 +26,9 @@ import contextlib
 import ssl
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from extender.kubeapi.config import ClusterConfig
@@ -145,9 +148,14 @@ class LeanClient:
     async def _open(self, target: str, token: str | None, deadline: float) -> Stream:
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         request = f"GET {self._prefix}{target} HTTP/1.1\r\n{self._get_head}{auth}\r\n".encode("latin-1")
+        loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self._timeout):
-                connection = await self._connect()
+                if self._tls is not None:
+                    _, reading = await loop.create_connection(lambda: _StreamReading(loop), self._host, self._port,
+                                                              ssl=self._tls, server_hostname=self._server_name)
+                else:
+                    _, reading = await loop.create_connection(lambda: _StreamReading(loop), self._host, self._port)
         except TimeoutError:
             raise LeanHTTPError(f"cannot connect to {self._host}:{self._port} within {self._timeout:g} seconds") \
                 from None
@@ -155,21 +163,13 @@ class LeanClient:
             raise LeanHTTPError(f"cannot connect to {self._host}:{self._port}: {err}") from err
         try:
             async with asyncio.timeout(self._timeout):
-                connection.writer.write(request)
-                await connection.writer.drain()
-                head = await connection.reader.readuntil(b"\r\n\r\n")
-            status, reason, headers = _parse_head(head)
-            return Stream(connection, status, reason, headers, deadline)
+                reading.send(request)
+                status, reason, headers = await reading.answered
+            return Stream(reading, status, reason, headers, deadline)
         except BaseException as err:
-            connection.close()
+            reading.close()
             if isinstance(err, TimeoutError):
                 raise LeanHTTPError(f"no answer within {self._timeout:g} seconds") from None
-            if isinstance(err, asyncio.IncompleteReadError):
-                raise LeanHTTPError("the connection closed before an answer") from err
-            if isinstance(err, (asyncio.LimitOverrunError, ValueError)):
-                raise LeanHTTPError(f"malformed answer: {err}") from err
-            if isinstance(err, (OSError, ssl.SSLError)):
-                raise LeanHTTPError(f"connection failed: {err}") from err
             raise
 
     def _pooled(self) -> _Connection | None:
@@ -297,51 +297,285 @@ async def _collect(pieces: AsyncIterator[bytes], limit: int) -> bytes:
     return held[0] if len(held) == 1 else b"".join(held)
 
 
+T = TypeVar("T")
+_ENDED = LeanHTTPError("the body ended")  # a marker: the body ended as its framing says (never raised)
+
+
+class _StreamReading(asyncio.Protocol):
+    """A streamed answer's connection, read by callbacks as bytes arrive: the answer's head, then its body undone
+    from its framing (chunked, by Content-Length, or to the connection's end), kept whole (``Stream.body``) or
+    cut into lines (``Stream.lines``).
+
+    Why callbacks and not an asyncio stream: a watch brings one event at a time, every few milliseconds in
+    kube-scheduler's loop. Read through a StreamReader, each event woke a task and passed through three
+    generators before it was applied; here an event can be dealt with inside the callback that received its
+    bytes (see ``Stream.lines``), as the least a watcher spends does (bench/watch_floor.py).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self.transport: asyncio.Transport | None = None
+        self.answered: asyncio.Future[tuple[int, str, dict[str, str]]] = loop.create_future()
+        self._head = b""  # the head's bytes so far
+        self._framing: ChunkedDecoder | int | None = None  # chunked, bytes left by Content-Length, or to the end
+        self.ending: LeanHTTPError | BaseException | None = None  # _ENDED, or why the body could not be read
+        self.expired = False  # cut at the stream's deadline
+        self._pieces: list[bytes] = []  # body bytes kept whole (before lines are asked for, or for body())
+        self._kept = 0  # their size
+        self._limit = MAX_BODY_BYTES
+        self._splitting = False  # lines were asked for: the body is cut into lines
+        self._partial: list[bytes] = []  # a line's bytes so far
+        self.queue: deque[tuple[bool, Any]] = deque()  # (taken, item): an item take gave, or a line not yet taken
+        self.take: Callable[[bytes], Any] | None = None  # offered each line as it completes (Stream.lines)
+        self.holding = False  # the consumer holds an item: no line is taken before it is done with it
+        self._waiter: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A read-write transport (uvloop's TLS transport is one without being an asyncio.Transport).
+        self.transport = cast(asyncio.Transport, transport)
+
+    def send(self, request: bytes) -> None:
+        assert self.transport is not None
+        self.transport.write(request)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self.ending is not None or self.answered.cancelled():
+            return
+        if not self.answered.done():
+            data = self._read_head(data)
+            if not data:
+                return
+        try:
+            self._body_bytes(data)
+        except Exception as err:  # from the framing, or from take: raised once the items before it are consumed
+            self._end(err)
+        self._wake()
+
+    def _read_head(self, data: bytes) -> bytes:
+        """Keeps the head's bytes until it is complete; then answers it and returns the body's bytes after it."""
+        self._head += data
+        end = self._head.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self._head) > MAX_HEAD_BYTES:
+                self._refuse(LeanHTTPError(f"malformed answer: a head over {MAX_HEAD_BYTES} bytes"))
+            return b""
+        head, rest = self._head[:end + 4], self._head[end + 4:]
+        self._head = b""
+        try:
+            status, reason, headers = _parse_head(head)
+            length = int(headers["content-length"]) if "content-length" in headers else None
+            if length is not None and length < 0:
+                raise ValueError(f"Content-Length {length}")
+        except ValueError as err:
+            self._refuse(LeanHTTPError(f"malformed answer: {err}"))
+            return b""
+        if _bodiless(status):
+            self._framing, self.ending = 0, _ENDED
+        elif _chunked(headers):
+            self._framing = ChunkedDecoder()
+        else:
+            self._framing = length
+            if length == 0:
+                self.ending = _ENDED
+        self.answered.set_result((status, reason, headers))
+        return rest if self.ending is None else b""
+
+    def _refuse(self, err: LeanHTTPError) -> None:
+        """The head could not be read: the stream was never answered."""
+        self.ending = err
+        if not self.answered.done():
+            self.answered.set_exception(err)
+        self.close()
+
+    def _body_bytes(self, data: bytes) -> None:
+        framing = self._framing
+        if isinstance(framing, ChunkedDecoder):
+            try:
+                pieces = framing.feed(data)
+            except ValueError as err:
+                raise LeanHTTPError(f"malformed answer: {err}") from err
+            ended = framing.done
+        elif framing is None:
+            pieces, ended = [data], False
+        else:
+            pieces = [data[:framing]]
+            self._framing = framing - len(pieces[0])
+            ended = not self._framing
+        for piece in pieces:
+            if self._splitting:
+                self._split(piece)
+            elif piece:
+                self._kept += len(piece)
+                if self._kept > self._limit:
+                    raise LeanHTTPError(f"answer over {self._limit} bytes refused")
+                self._pieces.append(piece)
+        if ended:
+            self._end(_ENDED)
+
+    def split_kept(self) -> None:
+        """From now on the body is cut into lines, starting with what was kept of it so far."""
+        self._splitting = True
+        pieces, self._pieces = self._pieces, []
+        for piece in pieces:
+            self._split(piece)
+        if self.ending is _ENDED:
+            self._last_line()
+
+    def _split(self, piece: bytes) -> None:
+        if b"\n" not in piece:
+            if piece:
+                self._partial.append(piece)
+            return
+        if self._partial:
+            self._partial.append(piece)
+            piece = b"".join(self._partial)
+            self._partial.clear()
+        *complete, rest = piece.split(b"\n")
+        for line in complete:
+            if line.strip():
+                self._offer(line)
+        if rest:
+            self._partial.append(rest)
+
+    def _last_line(self) -> None:
+        if self._partial:
+            last = b"".join(self._partial)
+            self._partial.clear()
+            if last.strip():
+                self._offer(last)
+
+    def _offer(self, line: bytes) -> None:
+        take = self.take
+        if take is not None and not self.queue and not self.holding:
+            item = take(line)  # nothing before it is waiting: dealt with now, in order
+            if item is not None:
+                self.queue.append((True, item))
+        else:
+            self.queue.append((False, line))
+        if self.queue and self.transport is not None:
+            self.transport.pause_reading()  # the consumer reads on once it has them all
+
+    def _end(self, why: BaseException) -> None:
+        """The body ended (``_ENDED``) or cannot be read on (an error, closing the connection); the first end
+        stands. A last line without its newline is offered at the body's end."""
+        if self.ending is not None:
+            return
+        if why is _ENDED and self._splitting:
+            self._last_line()
+        self.ending = why
+        if why is not _ENDED:
+            self.close()
+
+    def eof_received(self) -> bool:
+        return False  # the connection closes: connection_lost says how the body ended
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.answered.done():
+            self._refuse(LeanHTTPError("the connection closed before an answer"))
+        elif self.ending is None:
+            if self.expired:
+                self._end(LeanHTTPError("the stream outlived its deadline"))
+            elif self._framing is None:
+                try:
+                    self._end(_ENDED)  # no framing: the body ends with the connection
+                except Exception as err:  # from take, offered the last line
+                    self.ending = err
+            else:
+                self._end(LeanHTTPError("the connection closed mid-answer"))
+        self._wake()
+
+    def _wake(self) -> None:
+        """Wakes the consumer when it has something to do: an item waiting, the body's end, or (whole) bytes."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done() and (self.queue or self.ending is not None or self._pieces):
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until more of the body (or its end) has arrived; reading goes on meanwhile."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
+        self._waiter = self._loop.create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+    def kept(self, limit: int) -> bytes | None:
+        """The body whole once it has ended (None before), refused past ``limit`` bytes."""
+        self._limit = limit
+        if self._kept > limit:
+            raise LeanHTTPError(f"answer over {limit} bytes refused")
+        if self.ending is None:
+            return None
+        if self.ending is not _ENDED:
+            raise self.ending
+        return b"".join(self._pieces)
+
+
 class Stream:
-    """A streamed answer: its status, reason phrase and headers, and its body piece by piece as it arrives.
+    """A streamed answer: its status, reason phrase and headers, and its body, whole or line by line.
 
     The body is framed as the head says (chunked, by Content-Length, or to the end of the connection). One
     timer cuts the connection at the stream's deadline, so reading needs no timeout of its own per read.
     """
 
-    def __init__(self, connection: _Connection, status: int, reason: str, headers: dict[str, str],
+    def __init__(self, reading: _StreamReading, status: int, reason: str, headers: dict[str, str],
                  deadline: float) -> None:
         self.status = status
         self.reason = reason
         self.headers = headers
-        self._connection = connection
-        self._expired = False
+        self._reading = reading
         self._timer = asyncio.get_running_loop().call_later(max(0.0, deadline - time.monotonic()), self._expire)
 
     def _expire(self) -> None:
-        self._expired = True
-        self._connection.writer.transport.abort()
+        self._reading.expired = True
+        if self._reading.transport is not None:
+            self._reading.transport.abort()
 
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """The body's bytes as they arrive; LeanHTTPError if it ends early, is malformed or runs out of time."""
-        try:
-            async for piece in _body(self._connection.reader, self.status, self.headers):
-                yield piece
-        except ValueError as err:
-            raise LeanHTTPError(f"malformed answer: {err}") from err
-        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError) as err:
-            raise self._ended() from err
-        if self._expired:  # a body without framing ends with the connection, which the deadline cut
-            raise self._ended()
+    async def lines(self, take: Callable[[bytes], T | None]) -> AsyncIterator[T]:
+        """What ``take`` makes of the body's non-empty lines (a watch: one event per line), in order.
+
+        ``take`` is called with each line as soon as it is complete, on the event loop, inside the callback
+        that received its bytes when nothing before it is waiting: a line it has dealt with there (None) costs
+        no task wake-up. A line whose item it returns, and every line after it, waits for the consumer, which
+        gets the items in order (``take`` is called for the waiting lines as the consumer reaches them) while
+        reading pauses. An exception from ``take`` ends the stream: it is raised once the items before it are
+        consumed. LeanHTTPError if the body ends early, is malformed or runs out of time.
+        """
+        reading = self._reading
+        reading.take = take
+        reading.split_kept()
+        while True:
+            while reading.queue:
+                taken, value = reading.queue.popleft()
+                item = value if taken else take(value)
+                if item is None:
+                    continue
+                reading.holding = True  # no line is taken in place before the consumer is done with this one
+                try:
+                    yield item
+                finally:
+                    reading.holding = False
+            if reading.ending is not None:
+                if reading.ending is _ENDED:
+                    return
+                raise reading.ending
+            await reading.wait()
 
     async def body(self, limit: int = MAX_BODY_BYTES) -> bytes:
         """The whole body (an error's Status), refused past ``limit`` bytes."""
-        return await _collect(self.chunks(), limit)
-
-    def _ended(self) -> LeanHTTPError:
-        if self._expired:
-            return LeanHTTPError("the stream outlived its deadline")
-        return LeanHTTPError("the connection closed mid-answer")
+        while (whole := self._reading.kept(limit)) is None:
+            await self._reading.wait()
+        return whole
 
     def close(self) -> None:
         """Stop the timer and close the connection."""
         self._timer.cancel()
-        self._connection.close()
+        self._reading.close()
 
 
 class ChunkedDecoder:

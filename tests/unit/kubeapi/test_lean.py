@@ -351,7 +351,7 @@ def test_a_stream_is_cut_at_its_deadline_and_a_401_retries_with_a_fresh_token() 
         async def answer(head: bytes, body: bytes, number: int) -> list[bytes | float] | bytes:
             if b"Bearer old" in head:
                 return b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"
-            return [_watch_head() + b"3\r\nabc\r\n", 30.0]  # then silence, never the last chunk
+            return [_watch_head() + b"4\r\nabc\n\r\n", 30.0]  # then silence, never the last chunk
 
         async with Server(answer) as server:
             client = lean(server.url, Rotating())
@@ -360,7 +360,7 @@ def test_a_stream_is_cut_at_its_deadline_and_a_401_retries_with_a_fresh_token() 
                 assert stream.status == 200
                 pieces = []
                 with pytest.raises(LeanHTTPError, match="deadline"):
-                    async for piece in stream.chunks():
+                    async for piece in stream.lines(lambda line: line):
                         pieces.append(piece)
             assert pieces == [b"abc"] and asyncio.get_running_loop().time() - started < 5
             await client.aclose()
@@ -400,5 +400,71 @@ def test_an_answer_that_has_no_body_is_not_waited_for() -> None:
                 assert await client.post("/x", b"{}") == (204, "No Content", b"")
             await client.aclose()
         assert server.connections == 1
+
+    asyncio.run(main())
+
+
+def _ordering_watch(pieces: list[bytes | float], decline: set[str], hold: float
+                    ) -> list[tuple[str, str]]:
+    """Runs a watch whose server sends ``pieces``; apply_now declines the versions in ``decline`` (once each),
+    and the consumer holds each event it gets for ``hold`` seconds. What happened, in order: ("now", version)
+    for an event applied as it arrived, ("later", version) when the consumer got one, ("done", version) when
+    it let it go."""
+    happened: list[tuple[str, str]] = []
+
+    def version(event: dict[str, object]) -> str:
+        return str(event["object"]["metadata"]["resourceVersion"])  # type: ignore[index]
+
+    def apply_now(event: dict[str, object]) -> bool:
+        if version(event) in decline:
+            decline.discard(version(event))
+            return False
+        happened.append(("now", version(event)))
+        return True
+
+    async def main() -> None:
+        async def answer(head: bytes, body: bytes, number: int) -> list[bytes | float]:
+            return [_watch_head(), *pieces, b"0\r\n\r\n"]
+
+        async with Server(answer) as server:
+            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
+            async for event in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5, apply_now=apply_now):
+                happened.append(("later", version(event)))
+                await asyncio.sleep(hold)
+                happened.append(("done", version(event)))
+            await kube.aclose()
+
+    asyncio.run(main())
+    return happened
+
+
+def test_a_watch_applies_events_as_they_arrive_and_yields_those_declined_in_order() -> None:
+    # Six events in one write: the second is declined, so it and the four after it wait for the consumer, which
+    # offers each of the later ones to apply_now again once it has let the declined one go.
+    events = b"".join(_event("ADDED", f"n{i}", str(42 + i)) for i in range(6))
+    happened = _ordering_watch([chunked(events)[:-5]], {"43"}, 0.01)
+    assert happened == [("now", "42"), ("later", "43"), ("done", "43"),
+                        ("now", "44"), ("now", "45"), ("now", "46"), ("now", "47")]
+
+
+def test_an_event_arriving_while_the_consumer_holds_a_declined_one_waits_for_it() -> None:
+    first, second, third = (_event("ADDED", f"n{i}", str(42 + i)) for i in range(3))
+    pieces: list[bytes | float] = [chunked(first, second)[:-5], 0.05, chunked(third)[:-5]]
+    happened = _ordering_watch(pieces, {"43"}, 0.3)  # the third arrives while the consumer holds the second
+    assert happened == [("now", "42"), ("later", "43"), ("done", "43"), ("now", "44")]
+
+
+def test_an_event_apply_now_cannot_read_ends_the_watch_after_those_before_it() -> None:
+    async def main() -> None:
+        events = _event("ADDED", "a", "42") + b'{"type":"ADDED","object":\n' + _event("ADDED", "b", "44")
+        async with Server(always(_watch_head() + chunked(events))) as server:
+            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
+            applied: list[dict[str, object]] = []
+            with pytest.raises(ValueError):
+                async for _event_declined in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5,
+                                                        apply_now=lambda event: applied.append(event) is None):
+                    raise AssertionError("every readable event was applied at once")
+            assert len(applied) == 1  # the event before the unreadable one, and none after it
+            await kube.aclose()
 
     asyncio.run(main())
