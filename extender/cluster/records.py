@@ -10,6 +10,7 @@ naming the field, so bad input is reported instead of half-read.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeGuard
@@ -128,18 +129,6 @@ def trim_list(value: Any, trim: Callable[[Any], Any]) -> Any:
     return DROP if value is None else value
 
 
-# Fields left out when their trim keeps nothing of them: a pod's conditions read the same absent or empty.
-_LEFT_OUT_EMPTY = frozenset({"conditions"})
-
-
-def _trim_lists(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str, Callable[[Any], Any]]) -> None:
-    for field, trim in trims.items():
-        if field in source:
-            value = trim_list(source[field], trim)  # not a list: kept as it is, for the record to report
-            if value is not DROP and not (field in _LEFT_OUT_EMPTY and type(value) is list and not value):
-                out[field] = value
-
-
 def trim_volumes(volumes: Any) -> Any:
     """spec.volumes without the volume sources no plugin reads (``DROP`` for null)."""
     return trim_list(volumes, _TRIM_SPEC["volumes"])
@@ -153,6 +142,25 @@ def trim_conditions(conditions: Any) -> Any:
     an unschedulable one (see ClusterCache._unchanged_pod)."""
     kept = trim_list(conditions, _TRIM_STATUS["conditions"])
     return DROP if type(kept) is list and not kept else kept
+
+
+def _field_trims(element_trims: dict[str, Callable[[Any], Any]], whole: dict[str, Callable[[Any], Any]],
+                 ) -> dict[str, Callable[[Any], Any]]:
+    """Each trimmed field's trim of its whole value: ``whole``'s own, else element by element."""
+    return {field: whole.get(field) or functools.partial(trim_list, trim=trim) for field, trim in element_trims.items()}
+
+
+# The same trims the pod codec applies (extender.kubeapi.podcodec): slim_pod's result is the codec's.
+_SPEC_FIELDS = _field_trims(_TRIM_SPEC, {"volumes": trim_volumes})
+_STATUS_FIELDS = _field_trims(_TRIM_STATUS, {"conditions": trim_conditions})
+
+
+def _trim_fields(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str, Callable[[Any], Any]]) -> None:
+    for field, trim in trims.items():
+        if field in source:
+            value = trim(source[field])  # not a list: kept as it is, for the record to report
+            if value is not DROP:
+                out[field] = value
 
 
 def intern_metadata(slim_meta: dict[str, Any]) -> dict[str, Any]:
@@ -195,13 +203,13 @@ def slim_pod(raw: Mapping[str, Any], *, intern: bool = True) -> SlimPod:
         out["metadata"] = meta
     if _is_map(spec):
         slim_spec = _pick(spec, PLAIN_SPEC)
-        _trim_lists(spec, slim_spec, _TRIM_SPEC)
+        _trim_fields(spec, slim_spec, _SPEC_FIELDS)
         out["spec"] = shared(slim_spec)
     elif spec is not None:
         out["spec"] = spec
     if _is_map(status):
         slim_status = _pick(status, PLAIN_STATUS)
-        _trim_lists(status, slim_status, _TRIM_STATUS)
+        _trim_fields(status, slim_status, _STATUS_FIELDS)
         out["status"] = shared(slim_status)
     elif status is not None:
         out["status"] = status
