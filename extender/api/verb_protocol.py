@@ -409,7 +409,6 @@ class VerbProtocol:
         uvicorn.data_received(replay)
 
 
-
 def _fast_verbs(app: Any) -> FastVerbs | None:
     """The application's verbs, under the middleware uvicorn may wrap it in (each keeps it as ``app``)."""
     for _ in range(4):

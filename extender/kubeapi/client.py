@@ -16,7 +16,7 @@ import msgspec
 import orjson
 
 from extender.kubeapi.config import ClusterConfig
-from extender.kubeapi.lean import LeanClient, uses_proxy
+from extender.kubeapi.lean import LeanClient, LineSplitter, uses_proxy
 from extender.kubeapi.liststream import ListSplitter, Part, join
 from extender.kubeapi.podcodec import decode_pod_event, decode_pod_list, list_metadata
 
@@ -121,27 +121,14 @@ def _status_error(code: int, reason: str, body: bytes) -> ApiError:
 
 
 async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """The non-empty lines of a stream of bytes (a watch: one JSON event per line), as bytes: the decoder
-    takes bytes, and httpx's text lines would decode every event to a str and back."""
-    held: list[bytes] = []  # a line's pieces so far (an event larger than a read)
+    """The non-empty lines of a stream of bytes, as bytes: the decoder takes bytes, and httpx's text lines
+    would decode every event to a str and back."""
+    splitter = LineSplitter()
     async for chunk in chunks:
-        if b"\n" not in chunk:
-            held.append(chunk)
-            continue
-        if held:
-            held.append(chunk)
-            chunk = b"".join(held)
-            held.clear()
-        *complete, rest = chunk.split(b"\n")
-        for line in complete:
-            if line.strip():
-                yield line
-        if rest:
-            held.append(rest)
-    if held:
-        last = b"".join(held)
-        if last.strip():
-            yield last
+        for line in splitter.feed(chunk):
+            yield line
+    if (last := splitter.end()) is not None:
+        yield last
 
 
 def _event(resource: Resource, line: bytes) -> dict[str, Any]:

@@ -318,13 +318,13 @@ class _StreamReading(asyncio.Protocol):
         self.answered: asyncio.Future[tuple[int, str, dict[str, str]]] = loop.create_future()
         self._head = b""  # the head's bytes so far
         self._framing: ChunkedDecoder | int | None = None  # chunked, bytes left by Content-Length, or to the end
-        self.ending: LeanHTTPError | BaseException | None = None  # _ENDED, or why the body could not be read
+        self.ending: BaseException | None = None  # _ENDED, or why the body could not be read
         self.expired = False  # cut at the stream's deadline
         self._pieces: list[bytes] = []  # body bytes kept whole (before lines are asked for, or for body())
         self._kept = 0  # their size
         self._limit = MAX_BODY_BYTES
         self._splitting = False  # lines were asked for: the body is cut into lines
-        self._partial: list[bytes] = []  # a line's bytes so far
+        self._lines = LineSplitter()
         self.queue: deque[tuple[bool, Any]] = deque()  # (taken, item): an item take gave, or a line not yet taken
         self.take: Callable[[bytes], Any] | None = None  # offered each line as it completes (Stream.lines)
         self.holding = False  # the consumer holds an item: no line is taken before it is done with it
@@ -426,27 +426,13 @@ class _StreamReading(asyncio.Protocol):
             self._last_line()
 
     def _split(self, piece: bytes) -> None:
-        if b"\n" not in piece:
-            if piece:
-                self._partial.append(piece)
-            return
-        if self._partial:
-            self._partial.append(piece)
-            piece = b"".join(self._partial)
-            self._partial.clear()
-        *complete, rest = piece.split(b"\n")
-        for line in complete:
-            if line.strip():
-                self._offer(line)
-        if rest:
-            self._partial.append(rest)
+        for line in self._lines.feed(piece):
+            self._offer(line)
 
     def _last_line(self) -> None:
-        if self._partial:
-            last = b"".join(self._partial)
-            self._partial.clear()
-            if last.strip():
-                self._offer(last)
+        last = self._lines.end()
+        if last is not None:
+            self._offer(last)
 
     def _offer(self, line: bytes) -> None:
         take = self.take
@@ -576,6 +562,35 @@ class Stream:
         """Stop the timer and close the connection."""
         self._timer.cancel()
         self._reading.close()
+
+
+class LineSplitter:
+    """Cuts a stream of bytes into its non-empty lines (a watch: one JSON event per line), as bytes arrive:
+    ``feed`` returns the lines a piece completes, ``end`` the last one if the stream ended without a newline."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: list[bytes] = []  # a line's pieces so far (an event larger than a read)
+
+    def feed(self, piece: bytes) -> list[bytes]:
+        if b"\n" not in piece:
+            if piece:
+                self._held.append(piece)
+            return []
+        if self._held:
+            self._held.append(piece)
+            piece = b"".join(self._held)
+            self._held.clear()
+        *complete, rest = piece.split(b"\n")
+        if rest:
+            self._held.append(rest)
+        return [line for line in complete if line.strip()]
+
+    def end(self) -> bytes | None:
+        last = b"".join(self._held)
+        self._held.clear()
+        return last if last.strip() else None
 
 
 class ChunkedDecoder:

@@ -13,7 +13,7 @@ import pytest
 from extender.kubeapi.binder import ApiBinder
 from extender.kubeapi.client import RESOURCES, ApiError, Gone, KubeClient
 from extender.kubeapi.config import ClusterConfig, StaticToken, TokenSource
-from extender.kubeapi.lean import ChunkedDecoder, LeanClient, LeanHTTPError
+from extender.kubeapi.lean import ChunkedDecoder, LeanClient, LeanHTTPError, LineSplitter
 
 # (request head, request body, connection number) -> raw answer bytes, or pieces of it (a float: a pause of that
 # many seconds between two), or None to drop the connection
@@ -254,6 +254,18 @@ def test_chunked_decoding_is_the_same_however_the_bytes_are_cut() -> None:
         assert b"".join(pieces) == b"".join(payloads) and decoder.done
     one_by_one = ChunkedDecoder()
     assert b"".join(b"".join(one_by_one.feed(raw[i:i + 1])) for i in range(len(raw))) == b"".join(payloads)
+
+
+def test_lines_are_the_same_however_the_bytes_are_cut() -> None:
+    raw = b'{"a":1}\n\n{"b":' + b"2" * 500 + b'}\n  \n{"last":true}'  # blank lines skipped, the last unended
+    expected = [b'{"a":1}', b'{"b":' + b"2" * 500 + b"}", b'{"last":true}']
+    rng = random.Random(11)
+    for _ in range(200):
+        cuts = sorted(rng.sample(range(1, len(raw)), rng.randint(1, 12)))
+        splitter = LineSplitter()
+        lines = [line for start, end in zip([0, *cuts], [*cuts, len(raw)], strict=True)
+                 for line in splitter.feed(raw[start:end])]
+        assert [*lines, splitter.end()] == expected
 
 
 @pytest.mark.parametrize("raw", [b"zz\r\nab\r\n", b"-2\r\nab\r\n", b"2\r\nabXY", b"\r\n", b"1" * 5000])
