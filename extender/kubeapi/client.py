@@ -134,9 +134,13 @@ async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 def _event(resource: Resource, line: bytes) -> dict[str, Any]:
     """A watch event from its line of the body; an ERROR event raises (Gone for 410)."""
     event = resource.decode_event(line)
+    if not isinstance(event, dict):  # (a ValueError, as for a line that is not JSON: the watch restarts)
+        raise ValueError(f"a watch event that is not a JSON object: {line[:80]!r}")
     if event.get("type") == "ERROR":
-        status = event.get("object") or {}
-        code = int(status.get("code") or 500)
+        status = event.get("object")
+        status = status if isinstance(status, dict) else {}
+        code = status.get("code")
+        code = code if type(code) is int else 500
         cls = Gone if code == 410 else ApiError
         raise cls(code, str(status.get("reason") or ""), str(status.get("message") or ""))
     obj = event.get("object")

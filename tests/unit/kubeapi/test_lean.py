@@ -480,3 +480,22 @@ def test_an_event_apply_now_cannot_read_ends_the_watch_after_those_before_it() -
             await kube.aclose()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    (b"[]\n", ValueError),  # JSON, but not an object: the reflector restarts the watch, as for one that is not JSON
+    (b'"ADDED"\n', ValueError),
+    (b'{"type":"ERROR","object":["gone"]}\n', ApiError),  # an ERROR without a Status: 500, not a crash
+    (b'{"type":"ERROR","object":{"code":"410"}}\n', ApiError),
+])
+def test_a_watch_line_of_the_wrong_shape_is_an_error_the_reflector_handles(line: bytes, error: type) -> None:
+    async def main() -> None:
+        async with Server(always(_watch_head() + chunked(line))) as server:
+            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
+            with pytest.raises(error) as raised:
+                await _collect(kube)
+            if error is ApiError:
+                assert raised.value.status == 500 and not isinstance(raised.value, Gone)
+            await kube.aclose()
+
+    asyncio.run(main())
