@@ -7,11 +7,14 @@ loop more CPU than the filter and prioritize calls of the same pod together, and
 more than filter. This client does only what those need, with asyncio's own transports and TLS (uvloop's, in
 the service):
 
-- ``post``: keep-alive connections from a small pool (asyncio streams), one request written in one call, and
-  a response read by its Content-Length or chunked;
-- ``open_stream``: a GET on a connection of its own whose answer is read by the connection's callbacks as it
-  arrives (chunked, by length or to the end of the connection), within one deadline for the whole stream:
-  whole, or cut into lines that a caller's function may deal with inside the callback (``Stream.lines``).
+- ``post``: keep-alive connections from a small pool, one request written in one call, and its answer read
+  whole;
+- ``open_stream``: a GET on a connection of its own whose answer is read as it arrives, within one deadline
+  for the whole stream: whole, or cut into lines that a caller's function may deal with inside the callback
+  that received them (``Stream.lines``).
+
+Every connection is read by its own callbacks (``_Reading``): an answer framed chunked, by Content-Length or
+by the end of the connection, one answer after another on a kept-alive one.
 
 Both send the bearer token of the cluster configuration (refreshed and retried once on a 401, as the httpx
 client does). A connection taken from the pool may have been closed by the server meanwhile; a request that
@@ -36,24 +39,11 @@ from extender.kubeapi.config import ClusterConfig
 IDLE_SECONDS = 30.0  # a pooled connection idle longer than this is closed rather than reused
 MAX_HEAD_BYTES = 64 * 1024
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a Binding's answer is a Status of a few hundred bytes
-READ_BYTES = 256 * 1024  # at most this much of a stream is read at once
 MAX_CHUNK_LINE_BYTES = 4096  # a chunk's size line (with extensions), or a trailer line
 
 
 class LeanHTTPError(OSError):
     """The request could not be sent or its answer not read (connection, TLS, timeout, malformed answer)."""
-
-
-class _Connection:
-    __slots__ = ("last_used", "reader", "writer")
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.last_used = time.monotonic()
-
-    def close(self) -> None:
-        self.writer.close()
 
 
 class _Stale(Exception):
@@ -90,7 +80,7 @@ class LeanClient:
         self._tokens = config.tokens
         self._timeout = timeout
         self._max_idle = max_idle
-        self._idle: list[_Connection] = []
+        self._idle: list[_Reading] = []  # kept-alive connections, the most recently used last
 
     async def post(self, path: str, body: bytes) -> tuple[int, str, bytes]:
         """POST ``body`` (JSON) to ``path``: (status, reason phrase, answer body); LeanHTTPError if none came."""
@@ -148,14 +138,9 @@ class LeanClient:
     async def _open(self, target: str, token: str | None, deadline: float) -> Stream:
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         request = f"GET {self._prefix}{target} HTTP/1.1\r\n{self._get_head}{auth}\r\n".encode("latin-1")
-        loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self._timeout):
-                if self._tls is not None:
-                    _, reading = await loop.create_connection(lambda: _StreamReading(loop), self._host, self._port,
-                                                              ssl=self._tls, server_hostname=self._server_name)
-                else:
-                    _, reading = await loop.create_connection(lambda: _StreamReading(loop), self._host, self._port)
+                reading = await self._connect()
         except TimeoutError:
             raise LeanHTTPError(f"cannot connect to {self._host}:{self._port} within {self._timeout:g} seconds") \
                 from None
@@ -172,64 +157,50 @@ class LeanClient:
                 raise LeanHTTPError(f"no answer within {self._timeout:g} seconds") from None
             raise
 
-    def _pooled(self) -> _Connection | None:
+    def _pooled(self) -> _Reading | None:
         now = time.monotonic()
         while self._idle:
-            connection = self._idle.pop()
-            if now - connection.last_used < IDLE_SECONDS and not connection.reader.at_eof() \
-                    and not connection.writer.is_closing():
-                return connection
-            connection.close()
+            reading = self._idle.pop()
+            if now - reading.last_used < IDLE_SECONDS and not reading.lost:
+                return reading
+            reading.close()
         return None
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self) -> _Reading:
+        loop = asyncio.get_running_loop()
         if self._tls is not None:
-            reader, writer = await asyncio.open_connection(self._host, self._port, ssl=self._tls,
-                                                           server_hostname=self._server_name, limit=MAX_HEAD_BYTES)
+            _, reading = await loop.create_connection(lambda: _Reading(loop), self._host, self._port, ssl=self._tls,
+                                                      server_hostname=self._server_name)
         else:
-            reader, writer = await asyncio.open_connection(self._host, self._port, limit=MAX_HEAD_BYTES)
-        return _Connection(reader, writer)
+            _, reading = await loop.create_connection(lambda: _Reading(loop), self._host, self._port)
+        return reading
 
-    async def _exchange(self, connection: _Connection, request: bytes, *, reused: bool) -> tuple[int, str, bytes]:
+    async def _exchange(self, reading: _Reading, request: bytes, *, reused: bool) -> tuple[int, str, bytes]:
         keep = False
-        answered = False
         try:
-            connection.writer.write(request)
-            await connection.writer.drain()
-            head = await connection.reader.readuntil(b"\r\n\r\n")
-            answered = True
-            status, reason, headers = _parse_head(head)
-            if "content-length" in headers and not 0 <= int(headers["content-length"]) <= MAX_BODY_BYTES:
-                raise LeanHTTPError(f"answer of {headers['content-length']} bytes refused")
-            body = await _collect(_body(connection.reader, status, headers), MAX_BODY_BYTES)
-            if "content-length" not in headers and not _chunked(headers) and not _bodiless(status):
-                headers["connection"] = "close"  # no framing: the body ended with the connection
-            keep = headers.get("connection", "").lower() != "close" and not head.startswith(b"HTTP/1.0")
+            reading.next_answer()
+            reading.send(request)
+            try:
+                status, reason, _headers = await reading.answered
+            except LeanHTTPError:
+                if reused and not reading.received:
+                    raise _Stale from None
+                raise
+            body = await reading.whole(MAX_BODY_BYTES)
+            keep = reading.reusable
             return status, reason, body
-        except asyncio.IncompleteReadError as err:
-            if reused and not answered and not err.partial:
-                raise _Stale from None
-            raise LeanHTTPError("the connection closed mid-answer") from err
-        except (ConnectionError, BrokenPipeError) as err:
-            if reused and not answered:
-                raise _Stale from None
-            raise LeanHTTPError(f"connection failed: {err}") from err
-        except (asyncio.LimitOverrunError, ValueError) as err:
-            raise LeanHTTPError(f"malformed answer: {err}") from err
-        except (OSError, ssl.SSLError) as err:
-            raise LeanHTTPError(f"connection failed: {err}") from err
         finally:
             if keep and len(self._idle) < self._max_idle:
-                connection.last_used = time.monotonic()
-                self._idle.append(connection)
+                reading.last_used = time.monotonic()
+                self._idle.append(reading)
             else:
-                connection.close()
+                reading.close()
 
     async def aclose(self) -> None:
         """Close the pooled connections."""
         idle, self._idle = self._idle, []
-        for connection in idle:
-            connection.close()
+        for reading in idle:
+            reading.close()
 
 
 def _parse_head(head: bytes) -> tuple[int, str, dict[str, str]]:
@@ -255,56 +226,15 @@ def _chunked(headers: dict[str, str]) -> bool:
     return headers.get("transfer-encoding", "").lower() == "chunked"
 
 
-async def _body(reader: asyncio.StreamReader, status: int, headers: dict[str, str]) -> AsyncIterator[bytes]:
-    """An answer's body as it arrives, framed as its head says: chunked, by Content-Length, or to the end of
-    the connection (none at all for 1xx, 204 and 304). IncompleteReadError if the connection ends first,
-    ValueError if the framing is malformed. Nothing is read past the body's end but in chunked coding's last
-    read (requests are never pipelined)."""
-    if _bodiless(status):
-        return
-    if _chunked(headers):
-        decoder = ChunkedDecoder()
-        while not decoder.done:
-            data = await reader.read(READ_BYTES)
-            if not data:
-                raise asyncio.IncompleteReadError(b"", None)
-            for piece in decoder.feed(data):
-                yield piece
-    elif "content-length" in headers:
-        left = int(headers["content-length"])
-        if left < 0:
-            raise ValueError(f"Content-Length {left}")
-        while left:
-            data = await reader.read(min(left, READ_BYTES))
-            if not data:
-                raise asyncio.IncompleteReadError(b"", left)
-            left -= len(data)
-            yield data
-    else:
-        while data := await reader.read(READ_BYTES):
-            yield data
-
-
-async def _collect(pieces: AsyncIterator[bytes], limit: int) -> bytes:
-    """A body read whole, refused past ``limit`` bytes."""
-    held: list[bytes] = []
-    size = 0
-    async for piece in pieces:
-        size += len(piece)
-        if size > limit:
-            raise LeanHTTPError(f"answer over {limit} bytes refused")
-        held.append(piece)
-    return held[0] if len(held) == 1 else b"".join(held)
-
-
 T = TypeVar("T")
 _ENDED = LeanHTTPError("the body ended")  # a marker: the body ended as its framing says (never raised)
 
 
-class _StreamReading(asyncio.Protocol):
-    """A streamed answer's connection, read by callbacks as bytes arrive: the answer's head, then its body undone
-    from its framing (chunked, by Content-Length, or to the connection's end), kept whole (``Stream.body``) or
-    cut into lines (``Stream.lines``).
+class _Reading(asyncio.Protocol):
+    """One connection to the apiserver, read by callbacks as bytes arrive: each answer's head, then its body
+    undone from its framing (chunked, by Content-Length, or to the connection's end), kept whole (a Binding's
+    Status, an error's: ``whole``) or cut into lines (a watch: ``Stream.lines``). A POST's connection reads
+    one answer after another (``next_answer``) while it is kept alive.
 
     Why callbacks and not an asyncio stream: a watch brings one event at a time, every few milliseconds in
     kube-scheduler's loop. Read through a StreamReader, each event woke a task and passed through three
@@ -315,12 +245,21 @@ class _StreamReading(asyncio.Protocol):
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self.transport: asyncio.Transport | None = None
-        self.answered: asyncio.Future[tuple[int, str, dict[str, str]]] = loop.create_future()
+        self.lost = False  # the connection is gone
+        self.last_used = 0.0  # when it went back to the pool
+        self.expired = False  # cut at the stream's deadline
+        self._waiter: asyncio.Future[None] | None = None
+        self.next_answer()
+
+    def next_answer(self) -> None:
+        """Read the next answer from scratch (the one before it, if any, was read to its end)."""
+        self.answered: asyncio.Future[tuple[int, str, dict[str, str]]] = self._loop.create_future()
+        self.received = False  # a byte of this answer arrived
+        self.reusable = False  # once its body ended: another request may follow on this connection
         self._head = b""  # the head's bytes so far
         self._framing: ChunkedDecoder | int | None = None  # chunked, bytes left by Content-Length, or to the end
         self.ending: BaseException | None = None  # _ENDED, or why the body could not be read
-        self.expired = False  # cut at the stream's deadline
-        self._pieces: list[bytes] = []  # body bytes kept whole (before lines are asked for, or for body())
+        self._pieces: list[bytes] = []  # body bytes kept whole (before lines are asked for, or for whole())
         self._kept = 0  # their size
         self._limit = MAX_BODY_BYTES
         self._splitting = False  # lines were asked for: the body is cut into lines
@@ -328,7 +267,6 @@ class _StreamReading(asyncio.Protocol):
         self.queue: deque[tuple[bool, Any]] = deque()  # (taken, item): an item take gave, or a line not yet taken
         self.take: Callable[[bytes], Any] | None = None  # offered each line as it completes (Stream.lines)
         self.holding = False  # the consumer holds an item: no line is taken before it is done with it
-        self._waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # A read-write transport (uvloop's TLS transport is one without being an asyncio.Transport).
@@ -345,6 +283,7 @@ class _StreamReading(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.ending is not None or self.answered.cancelled():
             return
+        self.received = True
         if not self.answered.done():
             data = self._read_head(data)
             if not data:
@@ -381,6 +320,10 @@ class _StreamReading(asyncio.Protocol):
             self._framing = length
             if length == 0:
                 self.ending = _ENDED
+        # Another request may follow once this body ends, unless the server says otherwise or the body ends
+        # with the connection.
+        self.reusable = self._framing is not None and headers.get("connection", "").lower() != "close" \
+            and not head.startswith(b"HTTP/1.0")
         self.answered.set_result((status, reason, headers))
         return rest if self.ending is None else b""
 
@@ -460,6 +403,8 @@ class _StreamReading(asyncio.Protocol):
         return False  # the connection closes: connection_lost says how the body ended
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.reusable = False
         if not self.answered.done():
             self._refuse(LeanHTTPError("the connection closed before an answer"))
         elif self.ending is None:
@@ -490,16 +435,17 @@ class _StreamReading(asyncio.Protocol):
         finally:
             self._waiter = None
 
-    def kept(self, limit: int) -> bytes | None:
-        """The body whole once it has ended (None before), refused past ``limit`` bytes."""
+    async def whole(self, limit: int) -> bytes:
+        """The body whole once it has ended, refused past ``limit`` bytes."""
         self._limit = limit
-        if self._kept > limit:
-            raise LeanHTTPError(f"answer over {limit} bytes refused")
-        if self.ending is None:
-            return None
-        if self.ending is not _ENDED:
-            raise self.ending
-        return b"".join(self._pieces)
+        while True:
+            if self._kept > limit:
+                raise LeanHTTPError(f"answer over {limit} bytes refused")
+            if self.ending is _ENDED:
+                return b"".join(self._pieces)
+            if self.ending is not None:
+                raise self.ending
+            await self.wait()
 
 
 class Stream:
@@ -509,7 +455,7 @@ class Stream:
     timer cuts the connection at the stream's deadline, so reading needs no timeout of its own per read.
     """
 
-    def __init__(self, reading: _StreamReading, status: int, reason: str, headers: dict[str, str],
+    def __init__(self, reading: _Reading, status: int, reason: str, headers: dict[str, str],
                  deadline: float) -> None:
         self.status = status
         self.reason = reason
@@ -554,9 +500,7 @@ class Stream:
 
     async def body(self, limit: int = MAX_BODY_BYTES) -> bytes:
         """The whole body (an error's Status), refused past ``limit`` bytes."""
-        while (whole := self._reading.kept(limit)) is None:
-            await self._reading.wait()
-        return whole
+        return await self._reading.whole(limit)
 
     def close(self) -> None:
         """Stop the timer and close the connection."""
