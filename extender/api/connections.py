@@ -14,11 +14,19 @@ A listener with a connection lifetime (the health port) ends a connection withou
 a request whose head arrives too close to the lifetime for the connection to be kept alive after it is
 answered with ``Connection: close``, and at the lifetime a request in flight is answered before the connection
 closes (:meth:`_Guard.finish_and_close`; the listener aborts it if that takes longer than its grace).
+
+A request head may be at most ``max_head_bytes`` long (64 KiB by default; kube-scheduler's are a few hundred
+bytes). httptools sets no limit of its own, and uvicorn gathers a head's URL and headers as they come: within
+its deadline one connection could make the process hold gigabytes. A head past the limit is answered
+``431 Request Header Fields Too Large`` and the connection closes. The limit counts what arrives after the
+read in which the head began, so it never refuses a shorter head, and a connection holds at most the limit
+and one read. (h11, the fallback without httptools, has its own limit: it answers 400 past 16 KiB.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import http
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +51,14 @@ log = logging.getLogger("extender.connections")
 
 DEFAULT_HEAD_TIMEOUT_SECONDS = 10.0
 DEFAULT_KEEP_ALIVE_SECONDS = 5
+DEFAULT_MAX_HEAD_BYTES = 64 * 1024
+HEAD_TOO_LARGE = "Request header fields too large."
+
+
+def head_too_large_answer(status_line_and_defaults: bytes) -> bytes:
+    """The whole 431 answer after its status line and default headers: the connection closes after it."""
+    return status_line_and_defaults + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n" \
+        b"connection: close\r\n\r\n%s" % (len(HEAD_TOO_LARGE), HEAD_TOO_LARGE.encode())
 
 
 class _Guard:
@@ -50,7 +66,8 @@ class _Guard:
     in ahead of it); the first one's runs from accept, in the listener."""
 
     head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS
-    on_refused: Any = None  # called with a reason ("head_timeout") for metrics
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
+    on_refused: Any = None  # called with a reason ("head_timeout", "head_too_large") for metrics
 
     # Provided by the uvicorn protocol class this is mixed into.
     client: tuple[str, int] | None
@@ -223,9 +240,37 @@ class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
         self.transport = _OneWritePerResponse(transport, self.loop)  # type: ignore[assignment]
 
     _partial_head = False  # some bytes of a request head have arrived, not all of it
+    _head_began_now = False  # the head being read began in the read being parsed
+    _head_bytes = 0  # bytes of it that arrived after that read
+
+    def data_received(self, data: bytes) -> None:
+        self._head_began_now = False
+        super().data_received(data)
+        if self._partial_head and not self._head_began_now and not self.transport.is_closing():
+            self._head_bytes += len(data)
+            if self._head_bytes > self.max_head_bytes:
+                self._refuse_head()
+
+    def _refuse_head(self) -> None:
+        """431 for a head past the limit, then close; after the answer in flight, if there is one (the head
+        is not read further)."""
+        log.warning("connection closed: request head too large",
+                    extra={"limit": self.max_head_bytes, "client": _peer(self.client)})
+        self._refused("head_too_large")
+        self.transport.pause_reading()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._closing = True  # on_response_complete closes (the pipeline holds no complete request)
+            return
+        status = http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+        head = [b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode())]
+        head.extend(b"%s: %s\r\n" % (name, value) for name, value in self.server_state.default_headers)
+        self.transport.write(head_too_large_answer(b"".join(head)))
+        self.transport.close()
 
     def on_message_begin(self) -> None:
         self._partial_head = True
+        self._head_began_now = True
+        self._head_bytes = 0
         super().on_message_begin()
 
     def on_headers_complete(self) -> None:
@@ -257,10 +302,11 @@ def _peer(client: tuple[str, int] | None) -> str:
     return f"{client[0]}:{client[1]}" if client else ""
 
 
-def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS,
-                 on_refused: Any = None) -> Callable[..., HttpProtocol]:
-    """The HTTP protocol class the listener hands connections to, with this head deadline: httptools when
-    installed (as uvicorn's own default), else h11."""
+def guarded_http(head_timeout: float = DEFAULT_HEAD_TIMEOUT_SECONDS, on_refused: Any = None,
+                 max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES) -> Callable[..., HttpProtocol]:
+    """The HTTP protocol class the listener hands connections to, with this head deadline and size limit:
+    httptools when installed (as uvicorn's own default), else h11."""
     base: type[_Guard] = GuardedHttpToolsProtocol if HTTPTOOLS else GuardedH11Protocol
     return type(base.__name__, (base,), {
-        "head_timeout": head_timeout, "on_refused": staticmethod(on_refused) if on_refused is not None else None})
+        "head_timeout": head_timeout, "max_head_bytes": max_head_bytes,
+        "on_refused": staticmethod(on_refused) if on_refused is not None else None})

@@ -18,10 +18,11 @@ a request that is not a verb behind others in one write gets the answers before 
 
 What it keeps of the guarded protocol: the listener times the first request head from accept; later heads must
 be complete ``head_timeout`` seconds after the previous answer; an idle connection closes after the keep-alive
-time; a body must arrive within the read timeout; a malformed request gets uvicorn's 400 and the connection
-closes. One request is served at a time: reading pauses while an answer is computed and while the client does
-not read what was written, so a client can make the service hold one answer, no more. Pipelined verbs in one
-write are answered in order.
+time; a head is at most the guarded protocol's ``max_head_bytes`` (past it 431, counted as there); a body
+must arrive within the read timeout; a malformed request gets uvicorn's 400 and the connection closes. One
+request is served at a time: reading pauses while an answer is computed and while the client does not read
+what was written, so a client can make the service hold one answer, no more. Pipelined verbs in one write are
+answered in order.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import httptools
 
+from extender.api.connections import DEFAULT_MAX_HEAD_BYTES, head_too_large_answer
 from extender.api.http import (
     HTTPProblem,
     body_late,
@@ -83,6 +85,7 @@ class VerbProtocol:
 
     fallback: Callable[..., HttpProtocol]
     head_timeout: float
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
     on_refused: Any = None
 
     def __init__(self, config: Any, server_state: Any, app_state: Any, _loop: asyncio.AbstractEventLoop | None = None,
@@ -100,6 +103,8 @@ class VerbProtocol:
         self._in_message = False  # between a message's first byte and its end
         self._head_done = False
         self._fresh = True  # the message being parsed began a read: its bytes can be given again
+        self._head_began_now = False  # the head being read began in the read being parsed
+        self._head_bytes = 0  # bytes of it that arrived after that read (the size limit counts these)
         self._completed_in_read = 0  # messages completed in the read being parsed
         self._replay: list[bytes] = []  # the reads since the current message began, until its head is done
         self._url = b""
@@ -130,6 +135,7 @@ class VerbProtocol:
         elif not self._head_done:
             self._replay.append(data)
         self._completed_in_read = 0
+        self._head_began_now = False
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserCallbackError as err:
@@ -146,6 +152,11 @@ class VerbProtocol:
         except httptools.HttpParserUpgrade:  # an upgrade uvicorn may serve (it refuses or answers it)
             self._hand_over()
             return
+        if self._in_message and not self._head_done and not self._head_began_now:
+            self._head_bytes += len(data)
+            if self._head_bytes > self.max_head_bytes:
+                self._refuse_head()
+                return
         request = self._request
         if request is not None and self._head_done and self._timer is None and not self._answering:
             self._arm(self.verbs.read_timeout if self.verbs is not None else 0)  # the body's deadline
@@ -157,6 +168,7 @@ class VerbProtocol:
         self.server_state.connections.discard(self)
         self._cancel_timer()
         self._queue.clear()
+        self._replay = []  # now, not when the collector breaks the parser's cycle with this protocol
         if self.slot is not None:
             self.slot.released()
 
@@ -186,6 +198,8 @@ class VerbProtocol:
     def on_message_begin(self) -> None:
         self._in_message = True
         self._head_done = False
+        self._head_began_now = True
+        self._head_bytes = 0
         if self._completed_in_read:
             self._fresh = False  # pipelined behind another request in the same read
         self._url = b""
@@ -377,11 +391,25 @@ class VerbProtocol:
 
     def _answer_invalid(self) -> None:
         log.warning(_INVALID)
+        self._refuse(self._head(400) + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
+                     b"connection: close\r\n\r\n%s" % (len(_INVALID), _INVALID.encode()))
+
+    def _refuse_head(self) -> None:
+        log.warning("connection closed: request head too large",
+                    extra={"limit": self.max_head_bytes, "client": self.slot.peer if self.slot else ""})
+        if self.on_refused is not None:
+            self.on_refused("head_too_large")
+        self._replay = []
+        self._pause()
+        self._refuse(head_too_large_answer(self._head(431)))
+
+    def _refuse(self, answer: bytes) -> None:
+        """Read no further, answer ``answer`` and close; or, when requests read before are still to be
+        answered, answer those and close then (``answer`` would come out of order)."""
         self._stop = True
         if self._answering or self._queue:
-            return  # (the requests before it are answered, then the connection closes)
-        self._write(self._head(400) + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
-                    b"connection: close\r\n\r\n%s" % (len(_INVALID), _INVALID.encode()))
+            return
+        self._write(answer)
         self.transport.close()
 
     def _hand_over(self) -> None:
@@ -420,7 +448,9 @@ def _fast_verbs(app: Any) -> FastVerbs | None:
 
 
 def verb_http(fallback: Callable[..., HttpProtocol], head_timeout: float,
-              on_refused: Callable[[str], None] | None = None) -> type[VerbProtocol]:
+              on_refused: Callable[[str], None] | None = None,
+              max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES) -> type[VerbProtocol]:
     """The verbs' protocol class for a listener, handing what is not a verb to ``fallback``."""
     return type("Verbs", (VerbProtocol,), {"fallback": staticmethod(fallback), "head_timeout": head_timeout,
+                                           "max_head_bytes": max_head_bytes,
                                            "on_refused": staticmethod(on_refused) if on_refused else None})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import select
 import shutil
 import socket
 import ssl
@@ -376,6 +377,45 @@ def uvicorn_in_thread(app: Any, http: Any, **config: Any) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def oversized_head(start: bytes) -> bytes:
+    """``start`` (a request line and maybe headers) with 4 MiB of header lines after it: no end in sight."""
+    return start + (b"X-Pad: " + b"a" * 1000 + b"\r\n") * 4096
+
+
+def head_of(size: int, start: bytes) -> bytes:
+    """A complete request head of ``size`` bytes (header lines padded to it), starting with ``start``."""
+    line = b"X-Pad: " + b"a" * 1000 + b"\r\n"
+    lines, rest = divmod(size - len(start) - len(b"X-Last: \r\n\r\n"), len(line))
+    return start + line * lines + b"X-Last: " + b"b" * rest + b"\r\n\r\n"
+
+
+def send_until_answered(sock: socket.socket, data: bytes, piece: int = 4096, within: float = 5.0) -> bytes:
+    """Send ``data`` a piece at a time, stopping as soon as the server answers or stops taking it; what it
+    answered (b"" if nothing)."""
+    sock.setblocking(False)
+    deadline = time.monotonic() + within
+    sent = 0
+    while time.monotonic() < deadline:
+        readable, writable, _ = select.select([sock], [sock] if sent < len(data) else [], [], 0.05)
+        if readable:
+            break
+        if writable:
+            try:
+                sent += sock.send(data[sent:sent + piece])
+            except (BlockingIOError, InterruptedError):
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                break
+    sock.settimeout(within)
+    answer = b""
+    try:
+        while chunk := sock.recv(65536):
+            answer += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return answer
 
 
 def closed_by_server(sock: socket.socket, within: float) -> float | None:

@@ -5,7 +5,8 @@ port. A connection that sends nothing, one that sends its headers a byte at a ti
 and an idle keep-alive connection are all closed by the server. At the cap, the oldest connection that has
 not sent a request head is closed to admit a new one, so idle sockets cannot keep a client out; only when
 every connection is busy with a request is a new one refused, while the health port (its own listener and
-budget) still answers probes. 150 idle sockets on the health port do not make a fresh probe fail.
+budget) still answers probes. 150 idle sockets on the health port do not make a fresh probe fail. A request
+head past the size limit is answered 431 on either port.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from ops_support import (
     closed_by_server,
     free_port,
     metric_value,
+    oversized_head,
     probe,
     running,
+    send_until_answered,
     summary,
     uvicorn_in_thread,
 )
@@ -220,3 +223,17 @@ def test_both_http_implementations_close_a_silent_connection(protocol: str) -> N
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
         closed = closed_by_server(sock, within=5)
     assert closed is not None and closed < 3, closed
+
+
+def test_a_request_head_past_the_limit_gets_431_on_both_ports_and_is_counted(served: tuple[Service, int]) -> None:
+    """One connection streaming header lines within the head deadline made the service hold gigabytes: a
+    head past 64 KiB is answered 431 at once, on the verbs' port and the health port alike."""
+    service, health = served
+    for port in (service.port, health):
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            answer = send_until_answered(sock, oversized_head(b"POST /filter HTTP/1.1\r\nHost: x\r\n"))
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    with service.client() as client:
+        assert client.get("/healthz").text == "ok"
+        metrics = client.get("/metrics").text
+    assert metric_value(metrics, "extender_rejected_requests_total", reason="head_too_large") >= 2, metrics

@@ -2,8 +2,8 @@
 
 It answers a verb as the application does, byte for byte but for the date; it hands any other request to
 uvicorn, with the request's bytes from its first one; and it keeps the guarded protocol's limits: a head
-deadline after each answer, the keep-alive time, the body's size limit and deadline, 400 for a malformed
-request, ``Connection: close`` honoured, pipelined verbs answered in order.
+deadline after each answer, the keep-alive time, the head's and the body's size limits, the body's deadline,
+400 for a malformed request, ``Connection: close`` honoured, pipelined verbs answered in order.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 import pytest
-from ops_support import closed_by_server, uvicorn_in_thread
+from ops_support import closed_by_server, head_of, oversized_head, send_until_answered, uvicorn_in_thread
 
 from extender.api.app import create_app
-from extender.api.connections import guarded_http
+from extender.api.connections import DEFAULT_MAX_HEAD_BYTES, guarded_http
 from extender.api.listener import ListenerLimits, listener_protocol
 from extender.api.routes import FastVerbs
 from extender.api.verb_protocol import verb_http
@@ -313,3 +313,50 @@ def test_a_client_that_sends_verbs_without_reading_the_answers_is_not_read_furth
             except BlockingIOError:
                 time.sleep(0.01)
     assert sent < len(offered) // 2, f"{sent} of {len(offered)} bytes were taken"
+
+
+@pytest.mark.parametrize("own", [True, False], ids=["verbs' protocol", "guarded uvicorn"])
+@pytest.mark.parametrize("before", [b"", b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"], ids=["first", "after-get"])
+@pytest.mark.parametrize("sent", [oversized_head(b"POST /echo HTTP/1.1\r\nHost: x\r\n"),
+                                  oversized_head(b"GET /healthz HTTP/1.1\r\nHost: x\r\n"),
+                                  b"GET /" + b"p" * (4 << 20)], ids=["verb", "other", "long-url"])
+def test_a_head_past_the_limit_gets_431_and_the_connection_closes(own: bool, before: bytes, sent: bytes) -> None:
+    """httptools sets no limit on a head: without one, a client streaming header lines within the head
+    deadline made the process hold gigabytes. A verb's head, another path's, a URL without end; the first
+    request or one after uvicorn took the connection over; either protocol."""
+    with _listen(_app({"echo": _echo}), own) as listening, \
+            socket.create_connection(("127.0.0.1", listening)) as sock:
+        if before:
+            sock.sendall(before)
+            [(head, _)] = read_answers(sock, 1)
+            assert head.startswith(b"HTTP/1.1 200")
+        answer = send_until_answered(sock, sent)
+    assert answer.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer[:200]
+    assert b"\r\nconnection: close\r\n" in answer and answer.endswith(b"\r\n\r\nRequest header fields too large.")
+
+
+@pytest.mark.parametrize("own", [True, False], ids=["verbs' protocol", "guarded uvicorn"])
+def test_a_head_just_under_the_limit_is_served_however_it_is_cut(own: bool) -> None:
+    head = head_of(DEFAULT_MAX_HEAD_BYTES - 64, b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n")
+    with _listen(_app({"echo": _echo}), own) as listening, \
+            socket.create_connection(("127.0.0.1", listening)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for offset in range(0, len(head), 997):
+            sock.sendall(head[offset:offset + 997])
+            time.sleep(0.001)
+        sock.sendall(b"abc")
+        [(answer, body)] = read_answers(sock, 1)
+    assert answer.startswith(b"HTTP/1.1 200") and orjson.loads(body) == {"length": 3, "profile": None}
+
+
+def test_a_head_past_the_limit_behind_a_verb_in_flight_closes_the_connection_after_its_answer(port: int) -> None:
+    """The 431 would come before the answer it follows: the verb is answered, then the connection closes at
+    once (not at the next head's deadline, a second after the answer)."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        started = time.monotonic()
+        sock.sendall(post("/slow", b"{}"))
+        time.sleep(0.05)
+        answer = send_until_answered(sock, oversized_head(b"POST /echo HTTP/1.1\r\nHost: x\r\n"))
+        closed = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"slow":true}'), answer[:300]
+    assert closed < 0.3 + HEAD_TIMEOUT, closed
