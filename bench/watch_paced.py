@@ -30,25 +30,14 @@ import argparse
 import asyncio
 import copy
 import json
-import os
-import resource
+import runpy
 import ssl
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
 _LIST = b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[]}'
 _WATCH_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 # ------------------------------------------------------------------------------------------- the stand-in
@@ -56,39 +45,25 @@ def _cpu() -> float:
 
 def serve(inputs: Path, port: int) -> None:
     """The stand-in apiserver on 127.0.0.1:``port`` (run with ``--serve``): the list, then the paced watch."""
-    import uvloop
-
     params = json.loads((inputs / "params.json").read_text())
     lines = (inputs / "events.jsonl").read_bytes().splitlines(keepends=True)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(str(inputs / "server.crt"), str(inputs / "server.key"))
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
+        head = await reader.readuntil(b"\r\n\r\n")
+        while b"watch=true" not in head.split(b"\r\n", 1)[0]:
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                         % (len(_LIST), _LIST))
             head = await reader.readuntil(b"\r\n\r\n")
-            while b"watch=true" not in head.split(b"\r\n", 1)[0]:
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                             % (len(_LIST), _LIST))
-                head = await reader.readuntil(b"\r\n\r\n")
-            writer.write(_WATCH_HEAD)
-            await asyncio.sleep(0.5)
-            for line in lines:
-                writer.write(b"%x\r\n%s\r\n" % (len(line), line))
-                await asyncio.sleep(params["pace_ms"] / 1000)
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-            await reader.read()  # until the client goes
-        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
-            pass
-        finally:
-            writer.close()
+        writer.write(_WATCH_HEAD)
+        await asyncio.sleep(0.5)
+        for line in lines:
+            writer.write(b"%x\r\n%s\r\n" % (len(line), line))
+            await asyncio.sleep(params["pace_ms"] / 1000)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        await reader.read()  # until the client goes
 
-    async def main() -> None:
-        server = await asyncio.start_server(handle, "127.0.0.1", port, ssl=context)
-        async with server:
-            await server.serve_forever()
-
-    uvloop.run(main())
+    _standin()["serve_tls"](inputs, port, handle)
 
 
 # ------------------------------------------------------------------------------------------- the sides
@@ -96,38 +71,25 @@ def serve(inputs: Path, port: int) -> None:
 
 def worker(inputs: Path) -> dict[str, Any]:
     """One side in this process (the checkout first on the path): the stand-in started, its watch timed."""
-    import socket
-
     import uvloop
 
+    standin = _standin()
     params = json.loads((inputs / "params.json").read_text())
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(inputs), "--port", str(port)],
-                              env={**os.environ, "PYTHONPATH": ""})
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the stand-in apiserver did not start") from None
-                time.sleep(0.05)
+    with standin["running"](__file__, inputs) as port:
         run = _floor if params["side"] == "floor" else _reflector
-        events, cpu = uvloop.run(run(inputs, port, params["events"]))
-    finally:
-        server.kill()
-        server.wait()
+        events, cpu = uvloop.run(run(inputs, port, params["events"], standin["cpu_seconds"]))
     import extender
 
     return {"extender": str(Path(extender.__file__).parents[1]) if params["side"] != "floor" else "floor",
             "us_per_event": 1e6 * cpu / events, "events": events}
 
 
-async def _reflector(inputs: Path, port: int, expected: int) -> tuple[int, float]:
+def _standin() -> dict[str, Any]:
+    """bench/standin.py's names, run by its path (the worker's interpreter may have no ``bench`` on its path)."""
+    return runpy.run_path(str(Path(__file__).with_name("standin.py")))
+
+
+async def _reflector(inputs: Path, port: int, expected: int, cpu_seconds: Any) -> tuple[int, float]:
     """The service's Pod reflector on the stand-in: (events timed, CPU seconds from the first to the last)."""
     import inspect
 
@@ -155,9 +117,9 @@ async def _reflector(inputs: Path, port: int, expected: int) -> tuple[int, float
         def event_applied(self, kind: str, event_type: str) -> None:
             applied[0] += 1
             if applied[0] == 1:
-                applied[1] = _cpu()
+                applied[1] = cpu_seconds()
             if applied[0] == expected and not finished.done():
-                finished.set_result(_cpu())
+                finished.set_result(cpu_seconds())
 
     # A checkout from before 2026-11-27 has no write_now: its events all went through write.
     extra = {"write_now": engine.write_now} if "write_now" in inspect.signature(Reflector).parameters else {}
@@ -176,7 +138,7 @@ async def _reflector(inputs: Path, port: int, expected: int) -> tuple[int, float
     return expected - 1, end - applied[1]
 
 
-async def _floor(inputs: Path, port: int, expected: int) -> tuple[int, float]:
+async def _floor(inputs: Path, port: int, expected: int, cpu_seconds: Any) -> tuple[int, float]:
     """Only counting the events on the same TLS connection, until the watch's last chunk: (events timed, CPU
     seconds from the first to the end)."""
     loop = asyncio.get_running_loop()
@@ -196,10 +158,10 @@ async def _floor(inputs: Path, port: int, expected: int) -> tuple[int, float]:
             count = joined.count(b"}\n") - self.tail.count(b"}\n")
             self.tail = joined[-6:]
             if count and not seen[0]:
-                seen[1], count = _cpu(), 1
+                seen[1], count = cpu_seconds(), 1
             seen[0] += count
             if joined.endswith(b"\r\n0\r\n\r\n") and not finished.done():  # the last chunk
-                finished.set_result(_cpu())
+                finished.set_result(cpu_seconds())
 
     context = ssl.create_default_context(cafile=str(inputs / "ca.crt"))
     transport, _ = await loop.create_connection(Counting, "127.0.0.1", port, ssl=context,
@@ -214,16 +176,10 @@ async def _floor(inputs: Path, port: int, expected: int) -> tuple[int, float]:
 
 def write_inputs(folder: Path, events: int, pace_ms: float) -> None:
     """A TLS key pair and its CA, and the events: the plain pod pending, then bound, one pod after another."""
-    for folder_of_tests in ("e2e", "ops"):  # tests/ops' PKI, which uses the end-to-end harness
-        if str(ROOT / "tests" / folder_of_tests) not in sys.path:
-            sys.path.insert(0, str(ROOT / "tests" / folder_of_tests))
-    from ops_support import make_pki
-
     from bench.cluster import ZONES, incoming_pods
+    from bench.standin import write_pki
 
-    pki = make_pki(folder / "pki")
-    for name, source in (("ca.crt", pki.ca), ("server.crt", pki.server.cert), ("server.key", pki.server.key)):
-        (folder / name).write_bytes(source.read_bytes())
+    write_pki(folder)
     template = incoming_pods()["plain"]
     lines = []
     version = 100
@@ -260,31 +216,13 @@ def write_inputs(folder: Path, events: int, pace_ms: float) -> None:
 
 
 def main() -> None:
-    from bench import checkouts
+    from bench import standin
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    checkouts.add_arguments(parser)
-    parser.add_argument("--events", type=int, default=2000, help="events per side and round (half pods pending)")
-    parser.add_argument("--pace-ms", type=float, default=2.5, help="between two events")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-floor", action="store_true", help="leave the floor side out")
+    standin.add_arguments(parser, "events", 2000, "events per side and round (half pods pending)")
     args = parser.parse_args()
-    sides: list[tuple[str, Path | None]] = [(label, tree) for label, tree in checkouts.sides(args.before)]
-    if not args.no_floor:
-        sides.append(("floor", None))
-    figures: dict[str, list[float]] = {label: [] for label, _ in sides}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write_inputs(folder, args.events, args.pace_ms)
-        for round_ in range(args.rounds):
-            for label, tree in sides if round_ % 2 == 0 else sides[::-1]:
-                got = checkouts.run_worker(__file__, tree or ROOT, folder / ("floor" if tree is None else "reflector"),
-                                           with_bench=False)
-                figures[label].append(got["us_per_event"])
-                print(f"round {round_ + 1}, {label} ({got['extender']}): {got['us_per_event']:.1f} µs of CPU per "
-                      f"event over {got['events']}; load {os.getloadavg()[0]:.1f}", flush=True)
-    for label, values in figures.items():
-        print(f"{label}: median {statistics.median(values):.1f} µs per event ({', '.join(f'{v:.0f}' for v in values)})")
+    standin.compare(__file__, args, lambda folder: write_inputs(folder, args.events, args.pace_ms), "reflector",
+                    "event")
 
 
 if __name__ == "__main__":
