@@ -408,6 +408,11 @@ def send_until_answered(sock: socket.socket, data: bytes, piece: int = 4096, wit
                 pass
             except (BrokenPipeError, ConnectionResetError):
                 break
+    return read_until_closed(sock, within)
+
+
+def read_until_closed(sock: socket.socket, within: float) -> bytes:
+    """What the server sends until it closes the connection (or resets it, or ``within`` seconds pass)."""
     sock.settimeout(within)
     answer = b""
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from controlplane import ControlPlane, ExtenderConfig, KubeClient, Obj, Scheduler, scheduler_configuration, write_dump
-from ops_support import Pki, Service, running
+from ops_support import Pki, Service, read_until_closed, running
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "requests"
 
@@ -77,12 +77,7 @@ def test_plain_http_to_the_tls_port_fails(tls_service: Service) -> None:
         httpx.get(f"{plain}/healthz", timeout=5)
     with socket.create_connection(("127.0.0.1", tls_service.port), timeout=5) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        received = b""
-        try:
-            while chunk := sock.recv(4096):
-                received += chunk
-        except (ConnectionResetError, TimeoutError):
-            pass
+        received = read_until_closed(sock, 5)
     assert not received.startswith(b"HTTP/"), received[:200]
 
 
