@@ -185,6 +185,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         (args.max_placement_clusters, "max placement clusters"),
                         (args.placement_work_limit, "placement work limit")):
         _positive(count, what)
+    max_body_memory = args.max_body_memory if args.max_body_memory is not None else 2 * args.max_body_bytes
+    if max_body_memory < args.max_body_bytes:
+        raise CLIError(f"max body memory: {max_body_memory} is less than --max-body-bytes ({args.max_body_bytes}): "
+                       "a body of the largest size allowed could never be read")
     kubeconfig = args.kubeconfig or _env("EXTENDER_KUBECONFIG")
     live = bool(kubeconfig or args.in_cluster or args.live)
     cluster = args.cluster or _env("EXTENDER_CLUSTER")
@@ -193,6 +197,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     tls = _tls_context(args)
     engine = EngineThread(max_pending=args.max_pending, timeout=args.request_timeout)
     limits: dict[str, Any] = {"max_body_bytes": args.max_body_bytes, "read_timeout": args.read_timeout,
+                              "max_body_memory": max_body_memory,
                               "member_clusters": _member_clusters(args.member_clusters
                                                                   or _env("EXTENDER_MEMBER_CLUSTERS")),
                               "engine": engine, "limits": RequestLimits(max_nodes=args.max_request_nodes),
@@ -586,6 +591,10 @@ def parser() -> argparse.ArgumentParser:
                                                 "tlsConfig certFile/keyFile present (EXTENDER_CLIENT_CA_FILE)")
     serve.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES,
                        help="largest request body accepted (default 256 MiB: a 5000-node NodeList fits)")
+    serve.add_argument("--max-body-memory", type=int,
+                       help="bytes the request bodies larger than 512 KiB may hold at once, all connections "
+                            "together; a body that does not fit gets 503 with Retry-After before it is read "
+                            "(default: twice --max-body-bytes)")
     serve.add_argument("--read-timeout", type=float, default=DEFAULT_READ_TIMEOUT_SECONDS,
                        help="seconds a client may take to send its body (default 30)")
     serve.add_argument("--shutdown-grace", type=int, default=10,

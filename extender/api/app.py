@@ -14,8 +14,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extender import __version__
+from extender.api.body_memory import BodyMemory
 from extender.api.explain_routes import ExplainWorker, build_explain_router
 from extender.api.http import (
+    BODY_HELD_KEY,
+    BODY_MEMORY_KEY,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_READ_TIMEOUT_SECONDS,
     JSONResponse,
@@ -99,17 +102,28 @@ class ExtenderApp(FastAPI):
     """
 
     fast_verbs: FastVerbs  # set before the first request
+    body_memory: BodyMemory  # what large request bodies may hold at once (extender.api.body_memory)
 
     def build_middleware_stack(self) -> ASGIApp:
         return RequestIdMiddleware(super().build_middleware_stack())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await self.fast_verbs.serve(scope, receive, send):
+        if scope["type"] != "http":
             await super().__call__(scope, receive, send)
+            return
+        scope[BODY_MEMORY_KEY] = self.body_memory  # read_asgi_body takes a large body's size from it
+        try:
+            if not await self.fast_verbs.serve(scope, receive, send):
+                await super().__call__(scope, receive, send)
+        finally:
+            held = scope.get(BODY_HELD_KEY)
+            if held:
+                self.body_memory.give_back(held)
 
 
 def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readiness: ReadinessCheck | None = None,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS,
+               max_body_memory: int | None = None,
                on_startup: Sequence[Callable[[], Awaitable[None]]] = (),
                on_shutdown: Sequence[Callable[[], Awaitable[None]]] = (),
                member_clusters: Sequence[Any] = (), engine: EngineThread | None = None,
@@ -164,7 +178,8 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     explainer = ExplainWorker(scheduler, engine, readiness)  # one explanation or what-if at a time
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
                                             worker=explainer), tags=["tools"])
-    app.fast_verbs = FastVerbs(verbs.verbs, verbs.max_body_bytes, verbs.read_timeout)
+    app.body_memory = BodyMemory(max_body_memory if max_body_memory is not None else 2 * max_body_bytes)
+    app.fast_verbs = FastVerbs(verbs.verbs, verbs.max_body_bytes, verbs.read_timeout, app.body_memory)
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,
                                                  requests=metrics.multicluster_requests,

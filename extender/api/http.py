@@ -20,11 +20,13 @@ DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 5000-node NodeList is a few tens
 class HTTPProblem(Exception):
     """An error answered with a status code and ``{"Error": message}``."""
 
-    def __init__(self, status: int, message: str, reason: str) -> None:
+    def __init__(self, status: int, message: str, reason: str,
+                 headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.reason = reason
+        self.headers = headers  # sent with the answer where the route can (the verbs: Retry-After with a 503)
 
 
 class JSONResponse(Response):
@@ -59,12 +61,24 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+#: Where the application puts its BodyMemory in an HTTP request's scope, and where a body records what it took
+#: from it (given back when the request is answered: extender.api.app).
+BODY_MEMORY_KEY = "extender.body_memory"
+BODY_HELD_KEY = "extender.body_held"
+
+
 async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                          timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> bytes:
     """read_body on the ASGI messages themselves (the verbs' path, which builds no Request object)."""
-    refused = declared_too_large(header(scope, b"content-length"), limit)
+    declared = header(scope, b"content-length")
+    refused = declared_too_large(declared, limit)
     if refused is not None:
         raise refused
+    memory = scope.get(BODY_MEMORY_KEY)
+    small: int = memory.small if memory is not None else limit
+    if declared is not None and declared.isdigit() and int(declared) > small:
+        _take(scope, memory, int(declared), int(declared))
+        small = limit  # all of it is held already
     chunks: list[bytes] = []
     size = 0
     try:
@@ -77,12 +91,21 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                 size += len(chunk)
                 if size > limit:
                     raise body_too_large(limit)
+                if size > small:  # an undeclared size past the small ones': all that has arrived, as it arrives
+                    _take(scope, memory, size - scope.get(BODY_HELD_KEY, 0), None)
                 chunks.append(chunk)
                 if not message.get("more_body", False):
                     break
     except TimeoutError:
         raise body_late(timeout) from None
     return non_empty(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+
+
+def _take(scope: Scope, memory: Any, size: int, declared: int | None) -> None:
+    """Take ``size`` bytes more from the budget for this request, or refuse it (503)."""
+    if not memory.take(size):
+        raise memory.refusal(declared)
+    scope[BODY_HELD_KEY] = scope.get(BODY_HELD_KEY, 0) + size
 
 
 # What a verb's body is refused for, the same whichever HTTP path read it (ASGI, or the verbs' own protocol).

@@ -19,6 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from extender.api.body_memory import BodyMemory
 from extender.api.candidates import CandidateArgs, decode_candidate_args, remember_names
 from extender.api.http import (
     DEFAULT_MAX_BODY_BYTES,
@@ -172,10 +173,13 @@ class FastVerbs:
     """
 
     def __init__(self, verbs: dict[str, FastHandler], max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS) -> None:
+                 read_timeout: float = DEFAULT_READ_TIMEOUT_SECONDS, body_memory: BodyMemory | None = None) -> None:
         self.verbs = verbs
         self.max_body_bytes = max_body_bytes
         self.read_timeout = read_timeout
+        # What large bodies may hold at once (the verbs' protocol takes from it; the ASGI path finds it in the
+        # scope, put there by the application).
+        self.body_memory = body_memory if body_memory is not None else BodyMemory(2 * max_body_bytes)
 
     def route(self, path: str) -> tuple[FastHandler, str | None] | None:
         """The handler of a verb's path and its profile (None: the default one), or None for any other path."""
@@ -244,7 +248,7 @@ def build_router(scheduler: Scheduler, metrics: Metrics, max_body_bytes: int,
             metrics.rejected_requests.labels("overloaded").inc()
             content = {"Error": str(err)}
         except HTTPProblem as err:
-            status = err.status
+            status, headers = err.status, list(err.headers)
             metrics.rejected_requests.labels(err.reason).inc()
             content = {"Error": err.message}
         except WireError as err:

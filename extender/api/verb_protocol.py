@@ -67,7 +67,7 @@ class _HandOver(Exception):
 class _Request:
     """A verb request: its handler, what was read of it, and whether the connection stays open after it."""
 
-    __slots__ = ("body", "handler", "keep_alive", "problem", "profile", "rid")
+    __slots__ = ("body", "handler", "held", "keep_alive", "problem", "profile", "rid")
 
     def __init__(self, handler: FastHandler, profile: str | None, rid: str, keep_alive: bool) -> None:
         self.handler = handler
@@ -76,6 +76,7 @@ class _Request:
         self.keep_alive = keep_alive
         self.body: list[bytes] = []
         self.problem: HTTPProblem | None = None  # why the body is refused (answered through the handler)
+        self.held = 0  # bytes taken from the body memory until it is answered (a large body's size)
 
 
 class VerbProtocol:
@@ -167,6 +168,10 @@ class VerbProtocol:
     def connection_lost(self, exc: Exception | None) -> None:
         self.server_state.connections.discard(self)
         self._cancel_timer()
+        for unanswered in (self._request, *self._queue):  # (the one being answered gives back its own)
+            if unanswered is not None:
+                self._release(unanswered)
+        self._request = None
         self._queue.clear()
         self._replay = []  # now, not when the collector breaks the parser's cycle with this protocol
         if self.slot is not None:
@@ -231,7 +236,10 @@ class VerbProtocol:
         request = self._request = _Request(handler, profile, sent.decode("latin-1")[:64] if sent else new_request_id(),
                                            keep_alive)
         if self.verbs is not None:
-            request.problem = declared_too_large(self._headers.get(b"content-length"), self.verbs.max_body_bytes)
+            declared = self._headers.get(b"content-length")
+            request.problem = declared_too_large(declared, self.verbs.max_body_bytes)
+            if request.problem is None and declared is not None and declared.isdigit():
+                request.problem = self._hold(request, int(declared))
             if request.problem is not None:
                 self._refuse_body(request)  # answered now, before any of the body is read
 
@@ -306,6 +314,7 @@ class VerbProtocol:
             return
         finally:
             request_id.reset(token)
+            self._release(request)
         close = not request.keep_alive or self._closing
         head = [self._head(status)]
         head.append(b"content-type: application/json\r\ncontent-length: %d\r\nx-request-id: %s\r\n"
@@ -330,6 +339,22 @@ class VerbProtocol:
         self._head_due = self.loop.time() + self.head_timeout
         self._arm(min(self.keep_alive_seconds, self.head_timeout))
         self._resume()
+
+    def _hold(self, request: _Request, size: int) -> HTTPProblem | None:
+        """Take a large body's declared size from the body memory for the request; the refusal if it does not
+        fit (nothing taken)."""
+        memory = self.verbs.body_memory if self.verbs is not None else None
+        if memory is None or size <= memory.small:
+            return None
+        if not memory.take(size):
+            return memory.refusal(size)
+        request.held = size
+        return None
+
+    def _release(self, request: _Request) -> None:
+        if request.held and self.verbs is not None:
+            self.verbs.body_memory.give_back(request.held)
+            request.held = 0
 
     def _head(self, status: int) -> bytes:
         """The status line and uvicorn's default headers (date, server)."""

@@ -2,7 +2,8 @@
 
 The service runs with --max-body-bytes 1 MiB and --read-timeout 2 s. A body over the limit gets 413 whether
 its Content-Length says so up front or it streams in chunks; JSON nested deeper than the decoder allows gets
-400; a client that stalls mid-body gets 408; oversized headers are refused by the HTTP layer. Each answer
+400; a client that stalls mid-body gets 408; oversized headers are refused by the HTTP layer; a large body that
+does not fit in the memory large bodies may hold at once (twice the limit here) gets 503 with Retry-After. Each answer
 from our routes is ``{"Error": ...}`` and is counted in extender_rejected_requests_total, and the service
 answers a normal filter correctly afterwards.
 """
@@ -152,3 +153,32 @@ def test_refusals_are_counted(service: Service) -> None:
         metrics = client.get("/metrics").text
     assert metric_value(metrics, "extender_requests_total", verb="bind", code="413") >= 1
     assert 'code="5' not in metrics
+
+
+def test_large_bodies_past_the_body_memory_get_503_and_small_ones_are_served(service: Service) -> None:
+    """Two connections hold 900 KiB bodies each (of 2 MiB, twice --max-body-bytes); a third gets 503 with
+    Retry-After before its body is read, a kube-scheduler-sized filter is answered meanwhile, and once the two
+    are gone a large body is served again."""
+    size = 900 * 1024
+    held = []
+    for _ in range(2):
+        sock = socket.create_connection(("127.0.0.1", service.port))
+        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n{" % size)
+        held.append(sock)
+    time.sleep(0.3)
+    try:
+        with service.client() as client:
+            r = client.post("/filter", content=padded_filter(size), headers=JSON)
+        assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+        assert "--max-body-memory" in r.json()["Error"]
+        still_serves(service)
+    finally:
+        for sock in held:
+            sock.close()
+    time.sleep(0.3)
+    with service.client() as client:
+        r = client.post("/filter", content=padded_filter(size), headers=JSON)
+        assert r.status_code == 200, r.text
+        metrics = client.get("/metrics").text
+    assert metric_value(metrics, "extender_rejected_requests_total", reason="body_memory") >= 1

@@ -38,7 +38,7 @@ def _app(verbs: dict[str, Any] | None = None) -> Any:
     app = create_app(Scheduler(ClusterCache(), [Framework(build_profile(None))]), max_body_bytes=LIMIT,
                      read_timeout=READ_TIMEOUT)
     if verbs is not None:
-        app.fast_verbs = FastVerbs({**app.fast_verbs.verbs, **verbs}, LIMIT, READ_TIMEOUT)
+        app.fast_verbs = FastVerbs({**app.fast_verbs.verbs, **verbs}, LIMIT, READ_TIMEOUT, app.body_memory)
     return app
 
 
@@ -360,3 +360,85 @@ def test_a_head_past_the_limit_behind_a_verb_in_flight_closes_the_connection_aft
         closed = time.monotonic() - started
     assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"slow":true}'), answer[:300]
     assert closed < 0.3 + HEAD_TIMEOUT, closed
+
+
+def _budget_app(limit: int) -> Any:
+    """The application with a body memory of ``limit`` bytes for bodies over 256 bytes (the service's: 512 KiB
+    and twice --max-body-bytes)."""
+    app = _app()
+    app.body_memory.small, app.body_memory.limit = 256, limit
+    return app
+
+
+def _filter_body(size: int) -> bytes:
+    """A filter request of exactly ``size`` bytes (padded with spaces)."""
+    body = b'{"Pod":{"metadata":{"name":"a","namespace":"d"}},"NodeNames":["n1"]}'
+    return body + b" " * (size - len(body))
+
+
+def _partial(port: int, size: int) -> tuple[socket.socket, bytes]:
+    """A connection that has sent a filter request's head declaring ``size`` bytes of body, and the first byte
+    of it; the rest of the body."""
+    body = _filter_body(size)
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                 % (size, body[:1]))
+    time.sleep(0.1)
+    return sock, body[1:]
+
+
+@pytest.mark.parametrize("own", [True, False], ids=["verbs' protocol", "uvicorn"])
+def test_large_bodies_draw_on_one_memory_budget_and_one_that_does_not_fit_gets_503(own: bool) -> None:
+    """Twenty connections each sending a 249 MiB body made the service hold 5 GB: bodies over the small size
+    hold their size from one budget from their head until their answer. One that does not fit is refused at
+    once with 503 and Retry-After; small bodies are served all the while; what is held is given back when a
+    request is answered or its connection is lost."""
+    app = _budget_app(1500)
+    with _listen(app, own) as listening:
+        first, rest = _partial(listening, 700)
+        assert app.body_memory.held == 700
+        with socket.create_connection(("127.0.0.1", listening)) as second:
+            second.sendall(post("/filter", _filter_body(900)))
+            [(head, body)] = read_answers(second, 1)
+        assert head.startswith(b"HTTP/1.1 503") and b"\r\nretry-after: 1" in head.lower(), head
+        assert b"--max-body-memory" in body and app.body_memory.held == 700
+        with socket.create_connection(("127.0.0.1", listening)) as small:  # 200 bytes: never waits for it
+            small.sendall(post("/filter", _filter_body(200)))
+            [(head, _)] = read_answers(small, 1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        first.sendall(rest)  # the rest of the first body: answered, and its 700 given back
+        [(head, _)] = read_answers(first, 1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        assert app.body_memory.held == 0
+        lost, _ = _partial(listening, 1000)
+        assert app.body_memory.held == 1000
+        lost.close()  # gone mid-body: its 1000 are given back
+        time.sleep(0.2)
+        assert app.body_memory.held == 0
+        with socket.create_connection(("127.0.0.1", listening)) as third:
+            third.sendall(post("/filter", _filter_body(1000)))
+            [(head, _)] = read_answers(third, 1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        first.close()
+
+
+def test_a_chunked_body_and_another_route_draw_on_the_same_budget() -> None:
+    """A body of undeclared size holds what has arrived once it passes the small size; a route other than
+    the verbs' (explain) takes from the same budget."""
+    app = _budget_app(1500)
+    with _listen(app, True) as listening:
+        held, _ = _partial(listening, 1000)
+        with socket.create_connection(("127.0.0.1", listening)) as chunked:
+            body = _filter_body(600)
+            chunked.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + b"%x\r\n%s\r\n" % (300, body[:300]) + b"%x\r\n%s\r\n" % (300, body[300:])
+                            + b"0\r\n\r\n")
+            [(head, answer)] = read_answers(chunked, 1)
+        assert head.startswith(b"HTTP/1.1 503") and b"undeclared size" in answer, (head, answer)
+        with socket.create_connection(("127.0.0.1", listening)) as explain:
+            explain.sendall(post("/explain", b"{" + b" " * 898 + b"}"))
+            [(head, answer)] = read_answers(explain, 1)
+        assert head.startswith(b"HTTP/1.1 503") and b"--max-body-memory" in answer, (head, answer)
+        held.close()
+        time.sleep(0.2)
+        assert app.body_memory.held == 0

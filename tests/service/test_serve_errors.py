@@ -173,3 +173,9 @@ def test_a_recursive_yaml_alias_is_refused_with_one_line(tmp_path: Path) -> None
     loop.write_text("kind: Pod\nmetadata: {name: loop}\nspec: &s {containers: [*s]}\n")
     result = run_extender("serve", "--port", str(free_port()), "--cluster", str(loop))
     assert_one_line_exit_2(result, "a YAML alias refers to a node that contains it")
+
+
+def test_a_body_memory_smaller_than_the_largest_body_is_one_line_and_exit_2() -> None:
+    result = run_extender("serve", "--port", str(free_port()), "--max-body-bytes", "1048576",
+                          "--max-body-memory", "524288")
+    assert_one_line_exit_2(result, "max body memory: 524288 is less than --max-body-bytes (1048576)")
