@@ -18,7 +18,10 @@ the health port every 20 ms and alternates ``GET /healthz`` and ``GET /readyz`` 
 - ``health-idle``: ``--health-idle`` idle sockets on the health port (its cap is 64), one more every 20 ms;
 - ``pod-flood``: two clients sending distinct ~80 KB pods through ``/filter`` (the body of
   tests/ops/test_ops_memory.py), the service's RSS before and after;
-- ``clients-64``: ``bench/load.py`` in its own process, 64 keep-alive clients on filter and prioritize.
+- ``clients-64``: ``bench/load.py`` in its own process, 64 keep-alive clients on filter and prioritize;
+- ``head-stream``, ``body-hold``, ``decode-bomb``: the memory attacks of the third round (4 clients streaming
+  request heads without end, 20 connections holding 249 MiB bodies they never finish, 2 clients posting 100 MB
+  of ``0,0,0,...``), each with the service's RSS before, at its peak and after, and its answers' statuses.
 
     python -m bench.attacks                          # every attack, 10 s each
     python -m bench.attacks --only tls-flood --flood-sockets 10000 --json
@@ -58,14 +61,17 @@ sys.path.insert(0, str(REPO / "tests" / "e2e"))
 import httpx  # noqa: E402
 from controlplane import free_port  # noqa: E402
 from ops_support import (  # noqa: E402
-    PeakFds,
+    Peak,
     Pki,
     Service,
     make_pki,
     open_fds,
     open_idle_sockets,
+    oversized_head,
     probe,
     raise_fd_limit,
+    read_until_closed,
+    send_until_answered,
     settled_fds,
     summary,
 )
@@ -257,7 +263,7 @@ def attack_tls_flood(targets: Targets) -> tuple[Target, Callable[[], dict[str, A
         baseline = settled_fds(pid)
         limit = raise_fd_limit(targets.flood_sockets + 1024)
         count = min(targets.flood_sockets, limit - 1024)
-        with PeakFds(pid) as fds:
+        with Peak(pid) as fds:
             started = time.perf_counter()
             flood = open_idle_sockets(target.service.port, count)
             opened = time.perf_counter() - started
@@ -334,6 +340,82 @@ def attack_pod_flood(targets: Targets) -> tuple[Target, Callable[[], dict[str, A
     return target, run
 
 
+def _memory_attack(targets: Targets, client: Callable[[threading.Event, collections.Counter[str]], None],
+                   clients: int) -> tuple[Target, Callable[[], dict[str, Any]]]:
+    """``clients`` threads running ``client`` against the plain service for the attack's time: the answers'
+    status lines counted, and the service's RSS before, at its peak (sampled every 10 ms) and 3 s after."""
+    target = targets.plain
+
+    def run() -> dict[str, Any]:
+        before = rss_bytes(target.pid)
+        stop = threading.Event()
+        answers: collections.Counter[str] = collections.Counter()
+        with Peak(target.pid, rss_bytes) as peak:
+            for_a_while([lambda: client(stop, answers) for _ in range(clients)], targets.seconds, stop)
+        time.sleep(3)  # the service closes what the clients left
+        return {"answers": dict(answers), "rss_mib": {"before": round(before / 2**20), "peak": round(
+            peak.peak / 2**20), "after": round(rss_bytes(target.pid) / 2**20)}}
+
+    return target, run
+
+
+def _status(answer: bytes) -> str:
+    return answer.split(b"\r\n", 1)[0].decode("latin-1")[9:12] if answer else "closed"
+
+
+def attack_head_stream(targets: Targets) -> tuple[Target, Callable[[], dict[str, Any]]]:
+    """4 clients, each connection streaming header lines without end (before the limit, one such connection
+    made the service hold 3 GB in 8 s)."""
+    port = targets.plain.service.port
+
+    def client(stop: threading.Event, answers: collections.Counter[str]) -> None:
+        while not stop.is_set():
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                answers[_status(send_until_answered(sock, oversized_head(
+                    b"POST /filter HTTP/1.1\r\nHost: x\r\n"), piece=65536))] += 1
+
+    return _memory_attack(targets, client, 4)
+
+
+def attack_body_hold(targets: Targets) -> tuple[Target, Callable[[], dict[str, Any]]]:
+    """20 connections at a time, each declaring a body of 249 MiB and sending it as fast as it is taken,
+    never finishing it (before the budget, twenty made the service hold 5 GB)."""
+    port = targets.plain.service.port
+    size = 249 * 2**20
+
+    def client(stop: threading.Event, answers: collections.Counter[str]) -> None:
+        while not stop.is_set():
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n" % size)
+                sent, chunk = 0, b" " * 2**20
+                sock.settimeout(0.5)
+                while not stop.is_set() and sent < size - len(chunk):
+                    try:
+                        sock.sendall(chunk)
+                        sent += len(chunk)
+                    except TimeoutError:
+                        continue  # its buffers are full: the service holds it, or reads no more of it
+                    except OSError:
+                        break
+                answers[_status(read_until_closed(sock, 1))] += 1
+
+    return _memory_attack(targets, client, 20)
+
+
+def attack_decode_bomb(targets: Targets) -> tuple[Target, Callable[[], dict[str, Any]]]:
+    """2 clients posting 100 MB filter bodies of ``0,0,0,...`` (before the estimate, 200 MB of it made the
+    service peak at 7.5 GB)."""
+    body = b'{"Pod":{"metadata":{"name":"a"}},"Nodes":{"items":[' + b"0," * (50 * 2**20) + b'0]}}'
+
+    def client(stop: threading.Event, answers: collections.Counter[str]) -> None:
+        with targets.plain.service.client(timeout=120) as http:
+            while not stop.is_set():
+                answers[str(http.post("/filter", content=body, headers=JSON_HEADERS).status_code)] += 1
+
+    return _memory_attack(targets, client, 2)
+
+
 def attack_clients_64(targets: Targets) -> tuple[Target, Callable[[], dict[str, Any]]]:
     target = targets.plain
 
@@ -359,6 +441,9 @@ ATTACKS: dict[str, Callable[[Targets], tuple[Target, Callable[[], dict[str, Any]
     "health-idle": attack_health_idle,
     "pod-flood": attack_pod_flood,
     "clients-64": attack_clients_64,
+    "head-stream": attack_head_stream,
+    "body-hold": attack_body_hold,
+    "decode-bomb": attack_decode_bomb,
 }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from extender import __version__
+from extender.api.body_memory import BODY_MEMORY_FACTOR
 from extender.api.connections import DEFAULT_HEAD_TIMEOUT_SECONDS, DEFAULT_KEEP_ALIVE_SECONDS
 from extender.api.http import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_SECONDS
 from extender.api.listener import DEFAULT_MAX_CONNECTIONS
@@ -185,7 +186,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         (args.max_placement_clusters, "max placement clusters"),
                         (args.placement_work_limit, "placement work limit")):
         _positive(count, what)
-    max_body_memory = args.max_body_memory if args.max_body_memory is not None else 2 * args.max_body_bytes
+    max_body_memory = args.max_body_memory if args.max_body_memory is not None \
+        else BODY_MEMORY_FACTOR * args.max_body_bytes
     if max_body_memory < args.max_body_bytes:
         raise CLIError(f"max body memory: {max_body_memory} is less than --max-body-bytes ({args.max_body_bytes}): "
                        "a body of the largest size allowed could never be read")
@@ -593,8 +595,9 @@ def parser() -> argparse.ArgumentParser:
                        help="largest request body accepted (default 256 MiB: a 5000-node NodeList fits)")
     serve.add_argument("--max-body-memory", type=int,
                        help="bytes the request bodies larger than 512 KiB may hold at once, all connections "
-                            "together; a body that does not fit gets 503 with Retry-After before it is read "
-                            "(default: twice --max-body-bytes)")
+                            "together, from their head until their answer, with what they decode to (their "
+                            "bytes and 64 per JSON separator); a body that does not fit gets 503 with "
+                            "Retry-After, one whose estimate exceeds it 413 (default: 8 times --max-body-bytes)")
     serve.add_argument("--read-timeout", type=float, default=DEFAULT_READ_TIMEOUT_SECONDS,
                        help="seconds a client may take to send its body (default 30)")
     serve.add_argument("--shutdown-grace", type=int, default=10,

@@ -14,7 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extender import __version__
-from extender.api.body_memory import BodyMemory
+from extender.api.body_memory import BODY_MEMORY_FACTOR, BodyMemory
 from extender.api.explain_routes import ExplainWorker, build_explain_router
 from extender.api.http import (
     BODY_HELD_KEY,
@@ -178,7 +178,8 @@ def create_app(scheduler: Scheduler, *, metrics: Metrics | None = None, readines
     explainer = ExplainWorker(scheduler, engine, readiness)  # one explanation or what-if at a time
     app.include_router(build_explain_router(scheduler, max_body_bytes=max_body_bytes, read_timeout=read_timeout,
                                             worker=explainer), tags=["tools"])
-    app.body_memory = BodyMemory(max_body_memory if max_body_memory is not None else 2 * max_body_bytes)
+    app.body_memory = BodyMemory(max_body_memory if max_body_memory is not None
+                                  else BODY_MEMORY_FACTOR * max_body_bytes)
     app.fast_verbs = FastVerbs(verbs.verbs, verbs.max_body_bytes, verbs.read_timeout, app.body_memory)
     clusters = list(member_clusters)
     app.include_router(build_multicluster_router(lambda: clusters, max_body_bytes=max_body_bytes,

@@ -98,7 +98,11 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                     break
     except TimeoutError:
         raise body_late(timeout) from None
-    return non_empty(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    held = scope.get(BODY_HELD_KEY, 0)
+    if held and memory is not None:  # a large body: what it will decode to is held too
+        scope[BODY_HELD_KEY] = held + memory.take_decoding(body, held)
+    return non_empty(body)
 
 
 def _take(scope: Scope, memory: Any, size: int, declared: int | None) -> None:

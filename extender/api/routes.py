@@ -19,7 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from extender.api.body_memory import BodyMemory
+from extender.api.body_memory import BODY_MEMORY_FACTOR, BodyMemory
 from extender.api.candidates import CandidateArgs, decode_candidate_args, remember_names
 from extender.api.http import (
     DEFAULT_MAX_BODY_BYTES,
@@ -179,7 +179,8 @@ class FastVerbs:
         self.read_timeout = read_timeout
         # What large bodies may hold at once (the verbs' protocol takes from it; the ASGI path finds it in the
         # scope, put there by the application).
-        self.body_memory = body_memory if body_memory is not None else BodyMemory(2 * max_body_bytes)
+        self.body_memory = body_memory if body_memory is not None \
+            else BodyMemory(BODY_MEMORY_FACTOR * max_body_bytes)
 
     def route(self, path: str) -> tuple[FastHandler, str | None] | None:
         """The handler of a verb's path and its profile (None: the default one), or None for any other path."""

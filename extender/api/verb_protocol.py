@@ -368,6 +368,8 @@ class VerbProtocol:
             raise request.problem
         body = request.body[0] if len(request.body) == 1 else b"".join(request.body)
         request.body = []
+        if request.held and self.verbs is not None:  # a large body: what it will decode to is held too
+            request.held += self.verbs.body_memory.take_decoding(body, request.held)
         return non_empty(body)
 
     def _write(self, data: bytes) -> None:

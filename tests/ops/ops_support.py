@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,22 +311,24 @@ def settled_fds(pid: int, *, at_most: int | None = None, within: float = 6.0) ->
     return history[-1]
 
 
-class PeakFds:
-    """The most descriptors a process held while the block ran, sampled every 10 ms in a thread."""
+class Peak:
+    """The most a process held of something (``measure(pid)``: by default its open descriptors) while the
+    block ran, sampled every 10 ms in a thread."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, measure: Callable[[int], int] | None = None) -> None:
         self.pid = pid
-        self.peak = open_fds(pid)
+        self.measure = measure or open_fds
+        self.peak = self.measure(pid)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def _watch(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(OSError):
-                self.peak = max(self.peak, open_fds(self.pid))
+                self.peak = max(self.peak, self.measure(self.pid))
             time.sleep(0.01)
 
-    def __enter__(self) -> PeakFds:
+    def __enter__(self) -> Peak:
         self._thread.start()
         return self
 

@@ -1,11 +1,11 @@
 """Hostile bodies against the real service process: refused cleanly, and the service still serves.
 
-The service runs with --max-body-bytes 1 MiB and --read-timeout 2 s. A body over the limit gets 413 whether
-its Content-Length says so up front or it streams in chunks; JSON nested deeper than the decoder allows gets
-400; a client that stalls mid-body gets 408; oversized headers are refused by the HTTP layer; a large body that
-does not fit in the memory large bodies may hold at once (twice the limit here) gets 503 with Retry-After. Each answer
-from our routes is ``{"Error": ...}`` and is counted in extender_rejected_requests_total, and the service
-answers a normal filter correctly afterwards.
+The service runs with --max-body-bytes 1 MiB, --max-body-memory 2 MiB and --read-timeout 2 s. A body over the
+limit gets 413 whether its Content-Length says so up front or it streams in chunks; JSON nested deeper than
+the decoder allows gets 400; a client that stalls mid-body gets 408; oversized headers are refused by the HTTP
+layer; a large body that does not fit in the memory large bodies may hold at once gets 503 with Retry-After,
+and one that would decode to more than all of it 413. Each answer from our routes is ``{"Error": ...}`` and is
+counted in extender_rejected_requests_total, and the service answers a normal filter correctly afterwards.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ JSON = {"content-type": "application/json"}
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """The service on the demo cluster with a 1 MiB body limit and a 2 s read timeout."""
-    svc = Service(tmp_path_factory.mktemp("limits"), ["--max-body-bytes", str(LIMIT), "--read-timeout", "2"])
+    """The service on the demo cluster with a 1 MiB body limit, 2 MiB of body memory and a 2 s read timeout."""
+    svc = Service(tmp_path_factory.mktemp("limits"), ["--max-body-bytes", str(LIMIT), "--read-timeout", "2",
+                                                      "--max-body-memory", str(2 * LIMIT)])
     with running(svc):
         yield svc
 
@@ -156,7 +157,7 @@ def test_refusals_are_counted(service: Service) -> None:
 
 
 def test_large_bodies_past_the_body_memory_get_503_and_small_ones_are_served(service: Service) -> None:
-    """Two connections hold 900 KiB bodies each (of 2 MiB, twice --max-body-bytes); a third gets 503 with
+    """Two connections hold 900 KiB bodies each (of 2 MiB); a third gets 503 with
     Retry-After before its body is read, a kube-scheduler-sized filter is answered meanwhile, and once the two
     are gone a large body is served again."""
     size = 900 * 1024
@@ -182,3 +183,13 @@ def test_large_bodies_past_the_body_memory_get_503_and_small_ones_are_served(ser
         assert r.status_code == 200, r.text
         metrics = client.get("/metrics").text
     assert metric_value(metrics, "extender_rejected_requests_total", reason="body_memory") >= 1
+
+
+def test_a_body_that_would_decode_to_more_than_the_body_memory_gets_413(service: Service) -> None:
+    """900 KiB of ``0,0,0,...`` decodes to tens of times its size (200 MB of it made the service peak at
+    7.5 GB): refused once read, by the estimate of what it decodes to, and the service still serves."""
+    body = b'{"Pod":{"metadata":{"name":"a"}},"Nodes":{"items":[' + b"0," * (450 * 1024) + b'0]}}'
+    with service.client() as client:
+        r = client.post("/filter", content=body, headers=JSON)
+    assert r.status_code == 413 and "would decode to about" in r.json()["Error"], r.text
+    still_serves(service)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import pytest
 from ops_support import (
-    PeakFds,
+    Peak,
     Pki,
     Service,
     free_port,
@@ -133,7 +133,7 @@ def test_a_flood_of_connections_keeps_fds_under_the_cap_and_the_log_quiet(served
     count = min(FLOOD_SOCKETS, limit - OWN_SOCKETS)
     if count < FLOOD_SOCKETS:
         print(f"\nthis process may open {limit} descriptors: a flood of {count} instead of {FLOOD_SOCKETS}")
-    with PeakFds(pid) as fds, Prober(health) as prober:
+    with Peak(pid) as fds, Prober(health) as prober:
         started = time.perf_counter()
         flood = open_idle_sockets(service.port, count)
         opened = time.perf_counter() - started

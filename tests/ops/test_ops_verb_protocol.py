@@ -442,3 +442,34 @@ def test_a_chunked_body_and_another_route_draw_on_the_same_budget() -> None:
         held.close()
         time.sleep(0.2)
         assert app.body_memory.held == 0
+
+
+@pytest.mark.parametrize("own", [True, False], ids=["verbs' protocol", "uvicorn"])
+def test_what_a_large_body_decodes_to_is_held_too(own: bool) -> None:
+    """Once read, a large body also holds its estimated decoded size (its bytes and 64 per separator): a dense
+    body whose estimate exceeds the whole budget gets 413, one that fits alone but not beside another 503, and
+    all of it is given back with the answer."""
+    app = _budget_app(4000)
+    dense = b'{"Pod":{"metadata":{"name":"a"}},"NodeNames":[' + b'"n",' * 100 + b'"n"]}'  # 430 bytes: ~6,900
+    with _listen(app, own) as listening:
+        with socket.create_connection(("127.0.0.1", listening)) as sock:
+            sock.sendall(post("/filter", dense))
+            [(head, body)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 413") and b"would decode to about" in body, (head, body)
+        assert app.body_memory.held == 0
+        held, _ = _partial(listening, 1000)
+        names = b",".join(b'"n%d"' % i for i in range(45))
+        medium = b'{"Pod":{"metadata":{"name":"a"}},"NodeNames":[' + names + b"]}"
+        medium += b" " * (400 - len(medium))  # 49 separators: about 3,536 bytes decoded, 4,536 beside the 1,000
+        with socket.create_connection(("127.0.0.1", listening)) as sock:
+            sock.sendall(post("/filter", medium))
+            [(head, body)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 503") and b"decoded)" in body, (head, body)
+        held.close()
+        time.sleep(0.2)
+        assert app.body_memory.held == 0
+        with socket.create_connection(("127.0.0.1", listening)) as sock:
+            sock.sendall(post("/filter", medium))
+            [(head, _)] = read_answers(sock, 1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        assert app.body_memory.held == 0
