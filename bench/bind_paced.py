@@ -63,17 +63,12 @@ def serve(inputs: Path, port: int) -> None:
 
 def worker(inputs: Path) -> dict[str, Any]:
     """One side in this process (the checkout first on the path): the stand-in started, the POSTs timed."""
-    import uvloop
+    async def run(params: dict[str, Any], port: int, cpu_seconds: Any) -> tuple[int, float]:
+        timed = _floor if params["side"] == "floor" else _binder
+        return params["posts"], await timed(inputs, port, params["posts"], params["pace_ms"] / 1000, cpu_seconds)
 
-    standin = _standin()
-    params = json.loads((inputs / "params.json").read_text())
-    with standin["running"](__file__, inputs) as port:
-        run = _floor if params["side"] == "floor" else _binder
-        cpu = uvloop.run(run(inputs, port, params["posts"], params["pace_ms"] / 1000, standin["cpu_seconds"]))
-    import extender
-
-    return {"extender": str(Path(extender.__file__).parents[1]) if params["side"] != "floor" else "floor",
-            "us_per_post": 1e6 * cpu / params["posts"], "posts": params["posts"]}
+    figures: dict[str, Any] = _standin()["side"](__file__, inputs, "post", run)
+    return figures
 
 
 def _standin() -> dict[str, Any]:

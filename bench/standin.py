@@ -3,8 +3,8 @@ its own, the CPU clock their sides read, and the rounds that set the sides again
 
 A paced benchmark's worker runs in a fresh interpreter with the measured checkout first on the path (see
 bench.checkouts), where no ``bench`` package of this checkout can be imported: it runs this file by its path
-(``runpy.run_path``, :data:`PATH`) for :func:`running` and :func:`cpu_seconds`. :func:`running` starts the
-script again with ``--serve`` (TLS, in a process of its own, so that its CPU is not the side's) and waits
+(``runpy.run_path``) for :func:`side`, which runs a side's measurement beside the stand-in. :func:`running`
+starts the script again with ``--serve`` (TLS, in a process of its own, so that its CPU is not the side's) and waits
 until it accepts connections; the script's ``--serve`` calls :func:`serve_tls` with its connection handler.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import resource
 import socket
@@ -26,7 +27,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-PATH = str(Path(__file__).resolve())
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
@@ -58,6 +58,23 @@ def running(script: str, inputs: Path) -> Iterator[int]:
     finally:
         server.kill()
         server.wait()
+
+
+def side(script: str, inputs: Path, unit: str,
+         run: Callable[[dict[str, Any], int, Callable[[], float]], Awaitable[tuple[int, float]]]) -> dict[str, Any]:
+    """A worker's side: the stand-in started, ``run(params, port, cpu_seconds)`` on uvloop giving (how many
+    ``unit``s it timed, the CPU seconds they took); the figures bench.checkouts reads."""
+    import uvloop
+
+    params = json.loads((inputs / "params.json").read_text())
+    with running(script, inputs) as port:
+        count, cpu = uvloop.run(run(params, port, cpu_seconds))
+    tree = "floor"
+    if params["side"] != "floor":
+        import extender
+
+        tree = str(Path(extender.__file__).parents[1])
+    return {"extender": tree, f"us_per_{unit}": 1e6 * cpu / count, f"{unit}s": count}
 
 
 def serve_tls(inputs: Path, port: int, handle: Handler) -> None:

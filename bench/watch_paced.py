@@ -71,17 +71,12 @@ def serve(inputs: Path, port: int) -> None:
 
 def worker(inputs: Path) -> dict[str, Any]:
     """One side in this process (the checkout first on the path): the stand-in started, its watch timed."""
-    import uvloop
+    async def run(params: dict[str, Any], port: int, cpu_seconds: Any) -> tuple[int, float]:
+        timed = _floor if params["side"] == "floor" else _reflector
+        return await timed(inputs, port, params["events"], cpu_seconds)
 
-    standin = _standin()
-    params = json.loads((inputs / "params.json").read_text())
-    with standin["running"](__file__, inputs) as port:
-        run = _floor if params["side"] == "floor" else _reflector
-        events, cpu = uvloop.run(run(inputs, port, params["events"], standin["cpu_seconds"]))
-    import extender
-
-    return {"extender": str(Path(extender.__file__).parents[1]) if params["side"] != "floor" else "floor",
-            "us_per_event": 1e6 * cpu / events, "events": events}
+    figures: dict[str, Any] = _standin()["side"](__file__, inputs, "event", run)
+    return figures
 
 
 def _standin() -> dict[str, Any]:
