@@ -55,9 +55,21 @@ DEFAULT_MAX_HEAD_BYTES = 64 * 1024
 HEAD_TOO_LARGE = "Request header fields too large."
 
 
-def head_too_large_answer(status_line_and_defaults: bytes) -> bytes:
-    """The whole 431 answer after its status line and default headers: the connection closes after it."""
-    return status_line_and_defaults + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n" \
+_STATUS_LINES = {status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode())
+                 for status in http.HTTPStatus}
+
+
+def status_head(status: int, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """An answer's status line and uvicorn's default headers (date, server), as the server state holds them."""
+    head = [_STATUS_LINES.get(status) or b"HTTP/1.1 %d \r\n" % status]
+    for name, value in default_headers:
+        head.append(b"%s: %s\r\n" % (name, value))
+    return b"".join(head)
+
+
+def head_too_large_answer(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The whole 431 answer: the connection closes after it."""
+    return status_head(431, default_headers) + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n" \
         b"connection: close\r\n\r\n%s" % (len(HEAD_TOO_LARGE), HEAD_TOO_LARGE.encode())
 
 
@@ -261,10 +273,7 @@ class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
         if self.cycle is not None and not self.cycle.response_complete:
             self._closing = True  # on_response_complete closes (the pipeline holds no complete request)
             return
-        status = http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-        head = [b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode())]
-        head.extend(b"%s: %s\r\n" % (name, value) for name, value in self.server_state.default_headers)
-        self.transport.write(head_too_large_answer(b"".join(head)))
+        self.transport.write(head_too_large_answer(self.server_state.default_headers))
         self.transport.close()
 
     def on_message_begin(self) -> None:

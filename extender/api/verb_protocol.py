@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import http
 import logging
 from typing import TYPE_CHECKING, Any
 
 import httptools
 
-from extender.api.connections import DEFAULT_MAX_HEAD_BYTES, head_too_large_answer
+from extender.api.connections import DEFAULT_MAX_HEAD_BYTES, head_too_large_answer, status_head
 from extender.api.http import (
     HTTPProblem,
     body_late,
@@ -56,8 +55,6 @@ log = logging.getLogger("extender.connections")
 _INVALID = "Invalid HTTP request received."
 _INTERNAL_ERROR = (b"content-type: text/plain; charset=utf-8\r\ncontent-length: 21\r\nconnection: close\r\n\r\n"
                    b"Internal Server Error")
-_STATUS_LINES = {status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode())
-                 for status in http.HTTPStatus}
 
 
 class _HandOver(Exception):
@@ -358,10 +355,7 @@ class VerbProtocol:
 
     def _head(self, status: int) -> bytes:
         """The status line and uvicorn's default headers (date, server)."""
-        head = [_STATUS_LINES.get(status) or b"HTTP/1.1 %d \r\n" % status]
-        for name, value in self.server_state.default_headers:
-            head.append(b"%s: %s\r\n" % (name, value))
-        return b"".join(head)
+        return status_head(status, self.server_state.default_headers)
 
     async def _body(self, request: _Request) -> bytes:
         if request.problem is not None:
@@ -428,7 +422,7 @@ class VerbProtocol:
             self.on_refused("head_too_large")
         self._replay = []
         self._pause()
-        self._refuse(head_too_large_answer(self._head(431)))
+        self._refuse(head_too_large_answer(self.server_state.default_headers))
 
     def _refuse(self, answer: bytes) -> None:
         """Read no further, answer ``answer`` and close; or, when requests read before are still to be
