@@ -83,6 +83,15 @@ class BodyMemory:
         self.held += size
         return True
 
+    def take_declared(self, size: int) -> int:
+        """For a body declared ``size`` bytes long: the bytes it holds (0 for a small one); the refusal (503)
+        if it does not fit, nothing taken."""
+        if size <= self.small:
+            return 0
+        if not self.take(size):
+            raise self.refusal(size)
+        return size
+
     def give_back(self, size: int) -> None:
         """Release bytes taken before (and, every TRIM_AFTER_BYTES, the free memory to the system)."""
         self.held -= size

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
@@ -13,6 +13,9 @@ from fastapi import Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope
+
+if TYPE_CHECKING:
+    from extender.api.body_memory import BodyMemory
 
 DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 5000-node NodeList is a few tens of MB
 
@@ -74,11 +77,12 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
     refused = declared_too_large(declared, limit)
     if refused is not None:
         raise refused
-    memory = scope.get(BODY_MEMORY_KEY)
-    small: int = memory.small if memory is not None else limit
-    if declared is not None and declared.isdigit() and int(declared) > small:
-        _take(scope, memory, int(declared), int(declared))
-        small = limit  # all of it is held already
+    memory: BodyMemory | None = scope.get(BODY_MEMORY_KEY)
+    small = memory.small if memory is not None else limit
+    if memory is not None and declared is not None and declared.isdigit():
+        scope[BODY_HELD_KEY] = held = memory.take_declared(int(declared))
+        if held:
+            small = limit  # all of it is held already
     chunks: list[bytes] = []
     size = 0
     try:
@@ -91,8 +95,11 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                 size += len(chunk)
                 if size > limit:
                     raise body_too_large(limit)
-                if size > small:  # an undeclared size past the small ones': all that has arrived, as it arrives
-                    _take(scope, memory, size - scope.get(BODY_HELD_KEY, 0), None)
+                if size > small and memory is not None:  # an undeclared size past the small: all arrived so far
+                    more = size - scope.get(BODY_HELD_KEY, 0)
+                    if not memory.take(more):
+                        raise memory.refusal(None)
+                    scope[BODY_HELD_KEY] = size
                 chunks.append(chunk)
                 if not message.get("more_body", False):
                     break
@@ -103,13 +110,6 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
     if held and memory is not None:  # a large body: what it will decode to is held too
         scope[BODY_HELD_KEY] = held + memory.take_decoding(body, held)
     return non_empty(body)
-
-
-def _take(scope: Scope, memory: Any, size: int, declared: int | None) -> None:
-    """Take ``size`` bytes more from the budget for this request, or refuse it (503)."""
-    if not memory.take(size):
-        raise memory.refusal(declared)
-    scope[BODY_HELD_KEY] = scope.get(BODY_HELD_KEY, 0) + size
 
 
 # What a verb's body is refused for, the same whichever HTTP path read it (ASGI, or the verbs' own protocol).

@@ -236,7 +236,10 @@ class VerbProtocol:
             declared = self._headers.get(b"content-length")
             request.problem = declared_too_large(declared, self.verbs.max_body_bytes)
             if request.problem is None and declared is not None and declared.isdigit():
-                request.problem = self._hold(request, int(declared))
+                try:
+                    request.held = self.verbs.body_memory.take_declared(int(declared))
+                except HTTPProblem as refused:
+                    request.problem = refused
             if request.problem is not None:
                 self._refuse_body(request)  # answered now, before any of the body is read
 
@@ -336,17 +339,6 @@ class VerbProtocol:
         self._head_due = self.loop.time() + self.head_timeout
         self._arm(min(self.keep_alive_seconds, self.head_timeout))
         self._resume()
-
-    def _hold(self, request: _Request, size: int) -> HTTPProblem | None:
-        """Take a large body's declared size from the body memory for the request; the refusal if it does not
-        fit (nothing taken)."""
-        memory = self.verbs.body_memory if self.verbs is not None else None
-        if memory is None or size <= memory.small:
-            return None
-        if not memory.take(size):
-            return memory.refusal(size)
-        request.held = size
-        return None
 
     def _release(self, request: _Request) -> None:
         if request.held and self.verbs is not None:

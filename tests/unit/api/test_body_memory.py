@@ -17,6 +17,16 @@ def test_bodies_take_what_fits_and_give_it_back() -> None:
     assert memory.take(1000) and memory.held == 1000
 
 
+def test_a_declared_body_holds_its_size_only_past_the_small_size() -> None:
+    memory = BodyMemory(1000, small=100, trim=None)
+    assert memory.take_declared(100) == 0 and memory.held == 0  # small: never waits for the budget
+    assert memory.take_declared(800) == 800 and memory.held == 800
+    with pytest.raises(HTTPProblem) as refused:
+        memory.take_declared(300)
+    assert refused.value.status == 503 and "a request body of 300 bytes" in refused.value.message
+    assert memory.held == 800
+
+
 def test_what_a_body_decodes_to_is_its_bytes_and_64_per_separator() -> None:
     memory = BodyMemory(10_000, trim=None)
     body = b'{"a":[1,2,3],"b":"x,y"}'  # 2 colons, 4 commas (one inside a string: counted all the same)
