@@ -350,10 +350,12 @@ def test_a_head_just_under_the_limit_is_served_however_it_is_cut(own: bool) -> N
     assert answer.startswith(b"HTTP/1.1 200") and orjson.loads(body) == {"length": 3, "profile": None}
 
 
-def test_a_head_past_the_limit_behind_a_verb_in_flight_closes_the_connection_after_its_answer(port: int) -> None:
+@pytest.mark.parametrize("own", [True, False], ids=["verbs' protocol", "guarded uvicorn"])
+def test_a_head_past_the_limit_behind_a_verb_in_flight_closes_the_connection_after_its_answer(own: bool) -> None:
     """The 431 would come before the answer it follows: the verb is answered, then the connection closes at
     once (not at the next head's deadline, a second after the answer)."""
-    with socket.create_connection(("127.0.0.1", port)) as sock:
+    with _listen(_app({"slow": _slow}), own) as listening, \
+            socket.create_connection(("127.0.0.1", listening)) as sock:
         started = time.monotonic()
         sock.sendall(post("/slow", b"{}"))
         time.sleep(0.05)

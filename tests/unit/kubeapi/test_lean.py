@@ -239,18 +239,24 @@ def chunked(*payloads: bytes) -> bytes:
     return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in payloads) + b"0\r\n\r\n"
 
 
+def cut_anywhere(raw: bytes, rng: random.Random, times: int = 200) -> list[list[bytes]]:
+    """``raw`` cut ``times`` ways, each into 2 to 13 pieces at random places."""
+    cuts = []
+    for _ in range(times):
+        at = sorted(rng.sample(range(1, len(raw)), rng.randint(1, 12)))
+        cuts.append([raw[start:end] for start, end in zip([0, *at], [*at, len(raw)], strict=True)])
+    return cuts
+
+
 def test_chunked_decoding_is_the_same_however_the_bytes_are_cut() -> None:
     payloads = [b'{"type":"ADDED"}\n', b"x" * 300, b'{"type":"MODIFIED"', b'}\n']
     raw = chunked(*payloads).replace(b"12c\r\n", b"12c;name=value\r\n")  # an extension is ignored
     raw = raw[:-2] + b"Trailer-A: 1\r\n\r\n"  # and so is a trailer
     whole = ChunkedDecoder()
     assert b"".join(whole.feed(raw)) == b"".join(payloads) and whole.done
-    rng = random.Random(7)
-    for _ in range(200):
-        cuts = sorted(rng.sample(range(1, len(raw)), rng.randint(1, 12)))
+    for cut in cut_anywhere(raw, random.Random(7)):
         decoder = ChunkedDecoder()
-        pieces = [piece for start, end in zip([0, *cuts], [*cuts, len(raw)], strict=True)
-                  for piece in decoder.feed(raw[start:end])]
+        pieces = [piece for part in cut for piece in decoder.feed(part)]
         assert b"".join(pieces) == b"".join(payloads) and decoder.done
     one_by_one = ChunkedDecoder()
     assert b"".join(b"".join(one_by_one.feed(raw[i:i + 1])) for i in range(len(raw))) == b"".join(payloads)
@@ -259,12 +265,9 @@ def test_chunked_decoding_is_the_same_however_the_bytes_are_cut() -> None:
 def test_lines_are_the_same_however_the_bytes_are_cut() -> None:
     raw = b'{"a":1}\n\n{"b":' + b"2" * 500 + b'}\n  \n{"last":true}'  # blank lines skipped, the last unended
     expected = [b'{"a":1}', b'{"b":' + b"2" * 500 + b"}", b'{"last":true}']
-    rng = random.Random(11)
-    for _ in range(200):
-        cuts = sorted(rng.sample(range(1, len(raw)), rng.randint(1, 12)))
+    for cut in cut_anywhere(raw, random.Random(11)):
         splitter = LineSplitter()
-        lines = [line for start, end in zip([0, *cuts], [*cuts, len(raw)], strict=True)
-                 for line in splitter.feed(raw[start:end])]
+        lines = [line for part in cut for line in splitter.feed(part)]
         assert [*lines, splitter.end()] == expected
 
 
