@@ -210,7 +210,7 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         try:
             args = decode_explain_args(await read_json(request, max_body_bytes, read_timeout))
         except HTTPProblem as err:
-            return problem(err.status, err.message)
+            return problem(err.status, err.message, **err.header_map())
         except _BadRequest as err:
             return problem(400, str(err))
         try:

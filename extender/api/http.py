@@ -29,7 +29,11 @@ class HTTPProblem(Exception):
         self.status = status
         self.message = message
         self.reason = reason
-        self.headers = headers  # sent with the answer where the route can (the verbs: Retry-After with a 503)
+        self.headers = headers  # sent with the answer (a 503's Retry-After)
+
+    def header_map(self) -> dict[str, str]:
+        """The headers as a Starlette response takes them (the routes built on FastAPI)."""
+        return {name.decode("latin-1"): value.decode("latin-1") for name, value in self.headers}
 
 
 class JSONResponse(Response):

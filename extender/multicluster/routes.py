@@ -85,8 +85,8 @@ class ScheduleResponse(BaseModel):
     error: str
 
 
-def _problem(status: int, message: str) -> Response:
-    return JSONResponse({"clusters": [], "filtered": {}, "error": message}, status_code=status)
+def _problem(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse({"clusters": [], "filtered": {}, "error": message}, status_code=status, headers=headers)
 
 
 def _validation_message(err: ValidationError) -> str:
@@ -155,8 +155,10 @@ def build_multicluster_router(clusters_provider: Callable[[], Sequence[Cluster]]
             body = await read_body(request, max_body_bytes)
             outcome, answer = await work.request(place, body)
         except HTTPProblem as err:
-            count("bad_request", started)
-            return _problem(err.status, err.message)
+            # A body refused for the memory bodies may hold at once (503) is the service saturated, not the
+            # request at fault: it is counted with the other refusals of a busy service.
+            count("overloaded" if err.status == 503 else "bad_request", started)
+            return _problem(err.status, err.message, err.header_map())
         except Exception as err:
             retry_after = getattr(err, "retry_after", None)
             if retry_after is None:

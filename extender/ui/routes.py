@@ -177,7 +177,7 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
         try:
             body = await json_body(request)
         except HTTPProblem as err:
-            return problem(err.status, err.message)
+            return problem(err.status, err.message, **err.header_map())
         refused = worker.refused()
         if refused is not None:
             return refused
@@ -197,7 +197,7 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
         try:
             body = await json_body(request)
         except HTTPProblem as err:
-            return problem(err.status, err.message)
+            return problem(err.status, err.message, **err.header_map())
         text = body.get("yaml")
         if not isinstance(text, str):
             return problem(400, "yaml: expected the ResourceBinding's YAML as a string")

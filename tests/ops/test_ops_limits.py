@@ -185,6 +185,38 @@ def test_large_bodies_past_the_body_memory_get_503_and_small_ones_are_served(ser
     assert metric_value(metrics, "extender_rejected_requests_total", reason="body_memory") >= 1
 
 
+@pytest.mark.parametrize("path", ["/explain", "/ui/api/whatif", "/multicluster/schedule"])
+def test_other_routes_refused_for_body_memory_get_503_with_retry_after(service: Service, path: str) -> None:
+    """The routes besides the verbs draw on the same memory: their 503 tells the client when to retry, as the
+    verbs' does, and the multi-cluster route counts it as overloaded, not as the client's bad request."""
+    size = 900 * 1024
+    held = []
+    for _ in range(2):
+        sock = socket.create_connection(("127.0.0.1", service.port))
+        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n{" % size)
+        held.append(sock)
+    time.sleep(0.3)
+    try:
+        with service.client() as client:
+            earlier = client.get("/metrics").text
+            before = {outcome: metric_value(earlier, "extender_multicluster_schedules_total", outcome=outcome)
+                      for outcome in ("overloaded", "bad_request")}
+            r = client.post(path, content=b"{" + b" " * size + b"}", headers=JSON)
+            metrics = client.get("/metrics").text
+    finally:
+        for sock in held:
+            sock.close()
+    assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+    assert "--max-body-memory" in r.text
+    if path == "/multicluster/schedule":
+        after = {outcome: metric_value(metrics, "extender_multicluster_schedules_total", outcome=outcome)
+                 for outcome in before}
+        assert after == {"overloaded": before["overloaded"] + 1, "bad_request": before["bad_request"]}, after
+    time.sleep(0.3)
+    still_serves(service)
+
+
 def test_a_body_that_would_decode_to_more_than_the_body_memory_gets_413(service: Service) -> None:
     """900 KiB of ``0,0,0,...`` decodes to tens of times its size (200 MB of it made the service peak at
     7.5 GB): refused once read, by the estimate of what it decodes to, and the service still serves."""
