@@ -50,7 +50,7 @@ def distinct(codes: npt.NDArray[np.integer[Any]]) -> IntpArray:
     low, high = int(codes.min()), int(codes.max())
     if high - low > 4 * len(codes) + 1024:
         return np.unique(codes).astype(np.intp)
-    present: IntpArray = np.flatnonzero(np.bincount(codes - low if low else codes))
+    present: IntpArray = np.bincount(codes - low if low else codes).nonzero()[0]
     return present + low if low else present
 
 
@@ -115,7 +115,7 @@ class LabelCounts(Mapping[str, int]):
 
     def __iter__(self) -> Iterator[str]:
         values = self.columns.label_values[self.key]
-        return iter([values[code] for code in np.flatnonzero(self.counts > 0).tolist()])
+        return iter([values[code] for code in (self.counts > 0).nonzero()[0].tolist()])
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.counts > 0))
@@ -387,7 +387,7 @@ class NodeBatch(Sequence[NodeInfo]):
         """The nodes where ``keep`` is true, in order."""
         if keep.all():
             return self
-        indexes = np.flatnonzero(keep)
+        indexes = keep.nonzero()[0]
         nodes = self._nodes
         subset = None if nodes is None else [nodes[i] for i in indexes.tolist()]
         return NodeBatch(subset, self.columns, self.rows[indexes])
@@ -506,7 +506,7 @@ class RowGenerations:
 
     def stale(self, batch: NodeBatch) -> IntpArray:
         """The positions in ``batch`` (over the columns followed) whose node changed since its row was seen."""
-        changed: IntpArray = np.flatnonzero(self.generations[batch.rows] != batch.column("generation"))
+        changed: IntpArray = (self.generations[batch.rows] != batch.column("generation")).nonzero()[0]
         return changed
 
 
@@ -568,6 +568,8 @@ class NodeContributions(Generic[T]):
 
 def trunc_div(numerator: Int64Array, denominator: Int64Array | int) -> Int64Array:
     """Integer division truncating toward zero, as Go's ``/`` (numpy's ``//`` floors)."""
+    if type(denominator) is int and denominator > 0 and (not numerator.size or numerator.min() >= 0):
+        return numerator // denominator  # the usual case (scores by a positive count): floor is truncation
     quotient = np.abs(numerator) // np.abs(denominator)
     negative = (numerator < 0) != (np.asarray(denominator) < 0)
     result: Int64Array = np.where(negative, -quotient, quotient)

@@ -345,6 +345,8 @@ class ScorePlugin(Plugin):
 
     def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:
         """``normalize`` over an array: columnar plugins override it, the others run their list version."""
+        if type(self).normalize is ScorePlugin.normalize:
+            return scores  # no NormalizeScore (most plugins): nothing to convert to a list and back
         as_list = scores.tolist()
         self.normalize(state, pod, as_list)
         return np.array(as_list, np.int64)

@@ -59,5 +59,5 @@ def map_scores(totals: Totals, total_weight: int, mode: str, max_score: int = MA
 
 def _clamp(scores: np.ndarray) -> np.ndarray:
     # The answer must stay in 0..10 whatever the totals (numpy's // floors, as Python's).
-    clamped: np.ndarray = np.clip(scores, 0, MAX_EXTENDER_PRIORITY)
+    clamped: np.ndarray = np.minimum(np.maximum(scores, 0), MAX_EXTENDER_PRIORITY)  # np.clip costs 4x as much
     return clamped

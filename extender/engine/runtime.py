@@ -88,14 +88,14 @@ class FilterResult:
     def feasible(self) -> list[NodeInfo]:
         """The candidates that passed, in order."""
         nodes = self.batch.nodes
-        return [nodes[i] for i in np.flatnonzero(self.codes == 0).tolist()]
+        return [nodes[i] for i in (self.codes == 0).nonzero()[0].tolist()]
 
     @property
     def failed(self) -> dict[str, Status]:
         """Each rejected candidate's name and the status that rejected it, in candidate order."""
         nodes, statuses = self.batch.nodes, self.statuses
         codes = self.codes.tolist()
-        return {nodes[i].name: statuses[codes[i] - 1] for i in np.flatnonzero(self.codes).tolist()}
+        return {nodes[i].name: statuses[codes[i] - 1] for i in self.codes.nonzero()[0].tolist()}
 
 
 @dataclass
@@ -449,7 +449,7 @@ class Framework:
                     timer(plugin.name, "Score", time.perf_counter() - started)
             top = plugin.max_score
             if len(scores) and (scores.min() < MIN_NODE_SCORE or scores.max() > top):
-                invalid = np.flatnonzero((scores < MIN_NODE_SCORE) | (scores > top))
+                invalid = ((scores < MIN_NODE_SCORE) | (scores > top)).nonzero()[0]
                 raise PluginScoreError(
                     f'running Normalize on Score plugins: plugin "{plugin.name}" returns an invalid score '
                     f"{int(scores[invalid[0]])}, it should in the range of [{MIN_NODE_SCORE}, {top}] after "

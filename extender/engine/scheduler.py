@@ -212,9 +212,9 @@ class Scheduler:
             raise RequestError("NodeNames: expected a list of strings") from None
         known = rows >= 0
         if not known.all():
-            if not all(isinstance(names[i], str) for i in np.flatnonzero(~known).tolist()):
+            if not all(isinstance(names[i], str) for i in (~known).nonzero()[0].tolist()):
                 raise RequestError("NodeNames: expected a list of strings")
-            positions = np.flatnonzero(known)
+            positions = known.nonzero()[0]
             rows = rows[positions]
         else:
             positions = np.arange(len(rows))
@@ -281,7 +281,7 @@ class Scheduler:
         statuses = result.statuses
         # Failures in the order the nodes were given, so answers read like the request; each reason's
         # message is made once and shared by every node it rejected.
-        rejected = np.flatnonzero(codes)
+        rejected = codes.nonzero()[0]
         if len(rejected):
             messages = np.array(["", *(status.message for status in statuses)], dtype=object)
             unresolvable = np.array([False, *(status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -295,7 +295,7 @@ class Scheduler:
                 if code and count:
                     for reason in statuses[code - 1].reasons:
                         answer.reasons[reason] = answer.reasons.get(reason, 0) + count
-        passed = np.flatnonzero(codes == 0)
+        passed = (codes == 0).nonzero()[0]
         if names is not None:
             # kube-scheduler sends these names back to prioritize as the text we answer them with: that text
             # finds their rows (and, in the HTTP layer, the decoded list) without looking each name up again.

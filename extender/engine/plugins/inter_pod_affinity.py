@@ -360,7 +360,7 @@ class ClusterIndex:
                 if added is None:
                     continue
                 values = added.columns.label_values[term.topology_key]
-                for code in np.flatnonzero(added.counts > 0).tolist():
+                for code in (added.counts > 0).nonzero()[0].tolist():
                     _add(scores, term.topology_key, values[code], weight * int(added.counts[code]))
                 touched = True
         # The existing pods' terms against the incoming pod (with its namespace's labels).

@@ -59,7 +59,7 @@ def term_mask(term: NodeSelectorTerm, batch: NodeBatch) -> BoolArray:
         mask &= batch.label_mask(requirement.key, requirement.matches)
     if term.field_requirements:
         nodes = batch.nodes
-        for i in np.flatnonzero(mask).tolist():
+        for i in mask.nonzero()[0].tolist():
             record = nodes[i].node
             assert record is not None
             mask[i] = term.matches(record.labels, record.name)

@@ -32,7 +32,7 @@ class NodePorts(FilterPlugin):
         conflicts = np.zeros(len(batch), np.bool_)
         wanted = pod.host_ports
         nodes = batch.nodes
-        for i in np.flatnonzero(batch.column("has_ports")).tolist():
+        for i in batch.column("has_ports").nonzero()[0].tolist():
             node = nodes[i]
             conflicts[i] = any(node.port_conflict(ip, protocol, port) for ip, protocol, port in wanted)
         return Verdicts.where(conflicts, unschedulable(ERR_REASON))

@@ -205,7 +205,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         seen = np.bincount(chosen)
         values = batch.columns.label_values.get(key, [])
         out: dict[str, int] = {}
-        for code in np.flatnonzero(seen).tolist():
+        for code in seen.nonzero()[0].tolist():
             value = values[code - 1] if code else missing
             assert value is not None
             out[value] = out.get(value, 0) + int(sums[code])
@@ -270,7 +270,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             for c in constraints:
                 ignored_mask |= candidates.label_codes(c.topology_key) < 0
         kept = ~ignored_mask
-        ignored = {nodes[i].name for i in np.flatnonzero(ignored_mask).tolist()}
+        ignored = {nodes[i].name for i in ignored_mask.nonzero()[0].tolist()}
         counts: list[dict[str, int]] = []
         for c in constraints:
             per_domain: dict[str, int] = {}

@@ -162,7 +162,7 @@ class ResourceAllocationScorer:
         those already allocated (nodes with no such device keep skipping the resource)."""
         class_name = dra.extended_resource_classes().get(name)
         klass = dra.classes.get(class_name) if class_name is not None else None
-        without = np.flatnonzero(node_alloc == 0)
+        without = (node_alloc == 0).nonzero()[0]
         if klass is None or not len(without):
             return node_alloc, node_used
         node_alloc, node_used = node_alloc.copy(), node_used.copy()

@@ -191,6 +191,12 @@ def test_trunc_div_truncates_toward_zero_as_go_does() -> None:
     # Go: 7/2=3, -7/2=-3, 7/-2=-3, -7/-2=3, 0/3=0, -1/2=0, 1/-2=0 (Python's // would floor -7//2 to -4).
     assert trunc_div(numerators, denominators).tolist() == [3, -3, -3, 3, 0, 0, 0]
     assert trunc_div(np.array([-150, 150], np.int64), 100).tolist() == [-1, 1]
+    # By a positive int: the usual case floors directly when nothing is negative; with a negative numerator it
+    # still truncates; an empty array and a numpy scalar are divided as well.
+    assert trunc_div(np.array([0, 5, 199], np.int64), 100).tolist() == [0, 0, 1]
+    assert trunc_div(np.array([199, -199, -1], np.int64), 100).tolist() == [1, -1, 0]
+    assert trunc_div(np.zeros(0, np.int64), 3).tolist() == []
+    assert int(trunc_div(np.int64(-7), 2)) == -3
 
 
 def test_distinct_is_numpys_unique_for_any_integer_array() -> None:
