@@ -10,6 +10,7 @@ counted in extender_rejected_requests_total, and the service answers a normal fi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -156,28 +157,36 @@ def test_refusals_are_counted(service: Service) -> None:
     assert 'code="5' not in metrics
 
 
+@contextlib.contextmanager
+def body_memory_held(service: Service, size: int) -> Iterator[None]:
+    """Two connections each holding a ``size``-byte filter body from the body memory (head sent, body not);
+    closed, and their memory given back, on leaving."""
+    held = []
+    try:
+        for _ in range(2):
+            sock = socket.create_connection(("127.0.0.1", service.port))
+            held.append(sock)
+            sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\n\r\n{" % size)
+        time.sleep(0.3)
+        yield
+    finally:
+        for sock in held:
+            sock.close()
+        time.sleep(0.3)
+
+
 def test_large_bodies_past_the_body_memory_get_503_and_small_ones_are_served(service: Service) -> None:
     """Two connections hold 900 KiB bodies each (of 2 MiB); a third gets 503 with
     Retry-After before its body is read, a kube-scheduler-sized filter is answered meanwhile, and once the two
     are gone a large body is served again."""
     size = 900 * 1024
-    held = []
-    for _ in range(2):
-        sock = socket.create_connection(("127.0.0.1", service.port))
-        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n{" % size)
-        held.append(sock)
-    time.sleep(0.3)
-    try:
+    with body_memory_held(service, size):
         with service.client() as client:
             r = client.post("/filter", content=padded_filter(size), headers=JSON)
         assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
         assert "--max-body-memory" in r.json()["Error"]
         still_serves(service)
-    finally:
-        for sock in held:
-            sock.close()
-    time.sleep(0.3)
     with service.client() as client:
         r = client.post("/filter", content=padded_filter(size), headers=JSON)
         assert r.status_code == 200, r.text
@@ -190,30 +199,18 @@ def test_other_routes_refused_for_body_memory_get_503_with_retry_after(service: 
     """The routes besides the verbs draw on the same memory: their 503 tells the client when to retry, as the
     verbs' does, and the multi-cluster route counts it as overloaded, not as the client's bad request."""
     size = 900 * 1024
-    held = []
-    for _ in range(2):
-        sock = socket.create_connection(("127.0.0.1", service.port))
-        sock.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n{" % size)
-        held.append(sock)
-    time.sleep(0.3)
-    try:
-        with service.client() as client:
-            earlier = client.get("/metrics").text
-            before = {outcome: metric_value(earlier, "extender_multicluster_schedules_total", outcome=outcome)
-                      for outcome in ("overloaded", "bad_request")}
-            r = client.post(path, content=b"{" + b" " * size + b"}", headers=JSON)
-            metrics = client.get("/metrics").text
-    finally:
-        for sock in held:
-            sock.close()
+    with body_memory_held(service, size), service.client() as client:
+        earlier = client.get("/metrics").text
+        before = {outcome: metric_value(earlier, "extender_multicluster_schedules_total", outcome=outcome)
+                  for outcome in ("overloaded", "bad_request")}
+        r = client.post(path, content=b"{" + b" " * size + b"}", headers=JSON)
+        metrics = client.get("/metrics").text
     assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
     assert "--max-body-memory" in r.text
     if path == "/multicluster/schedule":
         after = {outcome: metric_value(metrics, "extender_multicluster_schedules_total", outcome=outcome)
                  for outcome in before}
         assert after == {"overloaded": before["overloaded"] + 1, "bad_request": before["bad_request"]}, after
-    time.sleep(0.3)
     still_serves(service)
 
 
