@@ -83,13 +83,18 @@ class BodyMemory:
         self.held += size
         return True
 
+    def take_or_refuse(self, more: int, size: int | None, decoded: int | None = None) -> None:
+        """Hold ``more`` bytes for a body of ``size`` bytes (None: one of undeclared size); the refusal (503,
+        see :meth:`refusal`) if they do not fit, nothing taken."""
+        if not self.take(more):
+            raise self.refusal(size, decoded)
+
     def take_declared(self, size: int) -> int:
         """For a body declared ``size`` bytes long: the bytes it holds (0 for a small one); the refusal (503)
         if it does not fit, nothing taken."""
         if size <= self.small:
             return 0
-        if not self.take(size):
-            raise self.refusal(size)
+        self.take_or_refuse(size, size)
         return size
 
     def give_back(self, size: int) -> None:
@@ -119,8 +124,7 @@ class BodyMemory:
                                    f"more than request bodies may hold at once ({self.limit} bytes, "
                                    "--max-body-memory)", "too_large")
         extra = max(estimate - held, 0)
-        if not self.take(extra):
-            raise self.refusal(len(body), decoded=estimate)
+        self.take_or_refuse(extra, len(body), decoded=estimate)
         return extra
 
     def refusal(self, size: int | None, decoded: int | None = None) -> HTTPProblem:

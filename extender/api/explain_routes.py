@@ -111,6 +111,11 @@ def problem(status: int, message: str, **headers: str) -> Response:
     return JSONResponse({"Error": message}, status_code=status, headers=headers or None)
 
 
+def problem_of(err: HTTPProblem) -> Response:
+    """The error answer for a request refused while its body was read (with its headers: a 503's Retry-After)."""
+    return problem(err.status, err.message, **err.header_map())
+
+
 def overloaded(err: Exception) -> Response:
     """503 with Retry-After for an exception that carries ``retry_after`` (a saturated runner, Busy); any
     other exception is raised again."""
@@ -210,7 +215,7 @@ def build_explain_router(scheduler: Scheduler, *, max_body_bytes: int,
         try:
             args = decode_explain_args(await read_json(request, max_body_bytes, read_timeout))
         except HTTPProblem as err:
-            return problem(err.status, err.message, **err.header_map())
+            return problem_of(err)
         except _BadRequest as err:
             return problem(400, str(err))
         try:

@@ -100,9 +100,7 @@ async def read_asgi_body(scope: Scope, receive: Receive, limit: int,
                 if size > limit:
                     raise body_too_large(limit)
                 if size > small and memory is not None:  # an undeclared size past the small: all arrived so far
-                    more = size - scope.get(BODY_HELD_KEY, 0)
-                    if not memory.take(more):
-                        raise memory.refusal(None)
+                    memory.take_or_refuse(size - scope.get(BODY_HELD_KEY, 0), None)
                     scope[BODY_HELD_KEY] = size
                 chunks.append(chunk)
                 if not message.get("more_body", False):

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from extender import __version__
-from extender.api.explain_routes import ExplainWorker, overloaded, problem
+from extender.api.explain_routes import ExplainWorker, overloaded, problem, problem_of
 from extender.api.http import DEFAULT_READ_TIMEOUT_SECONDS, HTTPProblem, JSONResponse, read_json
 from extender.cluster.snapshot import Snapshot
 from extender.engine.explain import PodNotFound, choose_framework, explain, find_cached
@@ -177,7 +177,7 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
         try:
             body = await json_body(request)
         except HTTPProblem as err:
-            return problem(err.status, err.message, **err.header_map())
+            return problem_of(err)
         refused = worker.refused()
         if refused is not None:
             return refused
@@ -197,7 +197,7 @@ def build_ui_router(worker: ExplainWorker, member_clusters: Callable[[], Sequenc
         try:
             body = await json_body(request)
         except HTTPProblem as err:
-            return problem(err.status, err.message, **err.header_map())
+            return problem_of(err)
         text = body.get("yaml")
         if not isinstance(text, str):
             return problem(400, "yaml: expected the ResourceBinding's YAML as a string")

@@ -25,6 +25,10 @@ def test_a_declared_body_holds_its_size_only_past_the_small_size() -> None:
         memory.take_declared(300)
     assert refused.value.status == 503 and "a request body of 300 bytes" in refused.value.message
     assert memory.held == 800
+    with pytest.raises(HTTPProblem) as refused:  # a chunked body past the small size: what has arrived so far
+        memory.take_or_refuse(300, None)
+    assert refused.value.headers == ((b"retry-after", b"1"),) and "undeclared size" in refused.value.message
+    assert memory.held == 800
 
 
 def test_what_a_body_decodes_to_is_its_bytes_and_64_per_separator() -> None:
