@@ -23,7 +23,7 @@ from typing import Any
 from extender.cluster.dra_objects import DRA_KINDS, DRAObjects
 from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, SlimPod, slim_pod
+from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
 from extender.cluster.snapshot import Snapshot
 from extender.kube.release import Release, default_release
 
@@ -401,9 +401,7 @@ class ClusterCache:
             placed = self._pods[pod.cache_key].pod
             raise CacheError(f"pod {pod.key} is already bound to node {placed.node_name!r}")
         self.dra.assume(pod.cache_key, claims)
-        raw = SlimPod(slim_pod(pod.raw))  # a copy: the pending pod's own object stays as it is
-        raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
-        assumed = PodRecord(raw, minor=self.release.minor)
+        assumed = pod.placed_on(node_name, minor=self.release.minor)
         self._pending.pop(pod.cache_key, None)
         self._account(assumed)
         self._pods[assumed.cache_key] = _PodState(assumed, assumed=True)

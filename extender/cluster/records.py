@@ -313,6 +313,27 @@ class PodRecord:
                 pvc_keys.append(f"{self.namespace}/{_mapping(claim, f'spec.volumes[{i}]').get('claimName', '')}")
         self.pvc_keys: tuple[str, ...] = tuple(pvc_keys)
 
+    def placed_on(self, node_name: str, *, minor: int) -> PodRecord:
+        """This pod as it is once bound to ``node_name`` (the cache's assumed pod): a trimmed copy of its object
+        that names the node, and its record.
+
+        Of a record, only the node and the requests depend on spec.nodeName (a pod on a node counts the
+        resources its status reports, as release 1.<minor> reads them); everything else is derived from fields
+        the copy shares with this record's object, so it is taken from this record rather than parsed again.
+        The new record starts with no memo: plugins derive their data again for it."""
+        raw = SlimPod(slim_pod(self.raw))  # a copy: this record's own object stays as it is
+        spec = {**_mapping(raw.get("spec"), "spec"), "nodeName": node_name}
+        raw["spec"] = spec
+        placed = PodRecord.__new__(PodRecord)
+        for field in _SHARED_WHEN_PLACED:
+            setattr(placed, field, getattr(self, field))
+        placed.raw = raw
+        placed.memo = {}
+        placed.node_name = node_name
+        placed.requests, placed.non0_cpu, placed.non0_mem = _pod_resources(raw, spec, bool(node_name), minor,
+                                                                           self.resource_key)
+        return placed
+
     @property
     def signature(self) -> PodSignature:
         """Its namespace and sorted labels, shared with the other pods of its template (label_signature)."""
@@ -344,6 +365,11 @@ class PodRecord:
 
     def __repr__(self) -> str:
         return f"PodRecord({self.key}, node={self.node_name!r})"
+
+
+#: What PodRecord.placed_on takes over from the record as it is (derived from nothing the node changes).
+_SHARED_WHEN_PLACED: Final = tuple(sorted(set(PodRecord.__slots__) - {
+    "raw", "memo", "node_name", "requests", "non0_cpu", "non0_mem"}))
 
 
 # Replicas of one controller share their specs: a few distinct ones in practice, but requests can send any.

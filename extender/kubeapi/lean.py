@@ -40,6 +40,10 @@ IDLE_SECONDS = 30.0  # a pooled connection idle longer than this is closed rathe
 MAX_HEAD_BYTES = 64 * 1024
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a Binding's answer is a Status of a few hundred bytes
 MAX_CHUNK_LINE_BYTES = 4096  # a chunk's size line (with extensions), or a trailer line
+# A watch event is one object: etcd stores at most 1.5 MiB of one (its default --max-request-bytes), which its
+# JSON may double. A line this long is no event, and an answer that never ends its line is refused here rather
+# than held until memory runs out.
+MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
 class LeanHTTPError(OSError):
@@ -363,10 +367,15 @@ class _Reading(asyncio.Protocol):
         """From now on the body is cut into lines, starting with what was kept of it so far."""
         self._splitting = True
         pieces, self._pieces = self._pieces, []
-        for piece in pieces:
-            self._split(piece)
-        if self.ending is _ENDED:
-            self._last_line()
+        try:
+            for piece in pieces:
+                self._split(piece)
+            if self.ending is _ENDED:
+                self._last_line()
+        except Exception as err:  # as in data_received: raised once the items before it are consumed
+            if self.ending is _ENDED:
+                self.ending = None  # the body had ended, but a line of it is refused: that is its end now
+            self._end(err)
 
     def _split(self, piece: bytes) -> None:
         for line in self._lines.feed(piece):
@@ -510,30 +519,48 @@ class Stream:
 
 class LineSplitter:
     """Cuts a stream of bytes into its non-empty lines (a watch: one JSON event per line), as bytes arrive:
-    ``feed`` returns the lines a piece completes, ``end`` the last one if the stream ended without a newline."""
+    ``feed`` returns the lines a piece completes, ``end`` the last one if the stream ended without a newline.
+    A line longer than ``max_line_bytes`` raises LeanHTTPError, as soon as that many bytes of it arrived."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("_held", "_held_bytes", "max_line_bytes")
 
-    def __init__(self) -> None:
+    def __init__(self, max_line_bytes: int | None = None) -> None:
         self._held: list[bytes] = []  # a line's pieces so far (an event larger than a read)
+        self._held_bytes = 0
+        self.max_line_bytes = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
 
     def feed(self, piece: bytes) -> list[bytes]:
         if b"\n" not in piece:
             if piece:
                 self._held.append(piece)
+                self._held_bytes += len(piece)
+                if self._held_bytes > self.max_line_bytes:
+                    self._refuse()
             return []
         if self._held:
             self._held.append(piece)
             piece = b"".join(self._held)
             self._held.clear()
+            self._held_bytes = 0
         *complete, rest = piece.split(b"\n")
+        # (Only a piece longer than the limit can hold a line longer than it: the usual piece is not looked at.)
+        if len(piece) > self.max_line_bytes and any(len(line) > self.max_line_bytes for line in (*complete, rest)):
+            self._refuse()
         if rest:
             self._held.append(rest)
+            self._held_bytes = len(rest)
         return [line for line in complete if line.strip()]
+
+    def _refuse(self) -> None:
+        self._held.clear()
+        self._held_bytes = 0
+        raise LeanHTTPError(f"a line of the answer over {self.max_line_bytes} bytes refused (no watch event is "
+                            "that large)")
 
     def end(self) -> bytes | None:
         last = b"".join(self._held)
         self._held.clear()
+        self._held_bytes = 0
         return last if last.strip() else None
 
 

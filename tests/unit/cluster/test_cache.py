@@ -10,6 +10,7 @@ from builders import make_node, make_pod
 
 from extender.cluster.cache import CacheError, ClusterCache
 from extender.cluster.records import PodRecord, RecordError
+from extender.kube.release import release
 
 
 def test_assigned_pods_feed_node_aggregates() -> None:
@@ -84,6 +85,42 @@ def test_assume_then_confirm_counts_once() -> None:
     info = cache.snapshot().get("n1")
     assert info is not None and info.requested.milli_cpu == 1000 and len(info.pods) == 1
     assert not cache.is_assumed(pod.cache_key)
+
+
+def _resized_pod_with_everything(name: str) -> dict[str, Any]:
+    """A pending pod whose status reports an in-place resize (so its requests change once it names a node),
+    with labels, tolerations, a host port, affinity, a claim and fields the cache's trim drops."""
+    pod = make_pod(name, requests=[{"cpu": "250m", "memory": "64Mi"}], labels={"app": "web"}, host_ports=[8080],
+                   tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                   spec={"priority": 7, "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
+                         "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                             {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}]}},
+                         "terminationGracePeriodSeconds": 30})
+    pod["metadata"]["annotations"] = {"note": "dropped by the trim"}
+    pod["status"] = {"containerStatuses": [{"name": "c0", "allocatedResources": {"cpu": "1", "memory": "64Mi"},
+                                            "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}
+    return pod
+
+
+@pytest.mark.parametrize("minor", [36, 37])
+def test_assumed_record_is_the_record_of_the_pod_naming_its_node(minor: int) -> None:
+    """assume_pod builds the assumed pod's record from the pending one (PodRecord.placed_on): it must be the
+    record a pod naming that node gets, field for field, including the resized requests a pod on a node counts,
+    and the pending pod's own object must stay as it was."""
+    raw = _resized_pod_with_everything("a")
+    pending = PodRecord(raw, minor=minor)
+    before = copy.deepcopy(raw)
+    cache = ClusterCache(release=release(minor))
+    cache.upsert_node(make_node("n1"))
+    assumed = cache.assume_pod(pending, "n1")
+    expected = PodRecord({**raw, "spec": {**raw["spec"], "nodeName": "n1"}}, minor=minor)
+    for field in [*PodRecord.__slots__, "signature", "spec_requests"]:
+        if field not in ("memo", "raw", "_signature"):  # (the signature is compared as computed)
+            assert getattr(assumed, field) == getattr(expected, field), field
+    assert assumed.requests.milli_cpu == 1000 and pending.requests.milli_cpu == 250  # the status counts on a node
+    assert assumed.raw["spec"]["nodeName"] == "n1" and "annotations" not in assumed.raw["metadata"]
+    assert raw == before and "nodeName" not in pending.raw["spec"] and pending.node_name == ""
+    assert assumed.memo is not pending.memo  # plugins derive their data afresh for the placed record
 
 
 def test_assume_twice_is_refused() -> None:

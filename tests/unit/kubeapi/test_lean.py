@@ -271,6 +271,43 @@ def test_lines_are_the_same_however_the_bytes_are_cut() -> None:
         assert [*lines, splitter.end()] == expected
 
 
+def test_a_line_past_the_limit_is_refused_however_it_arrives() -> None:
+    """A line is held until its newline comes: past the limit it is refused (and let go) rather than held on."""
+    long_line = b"x" * 101
+    for pieces in ([long_line[:60], long_line[60:]], [b'{"a":1}\n' + long_line], [b"{}\n" + long_line + b"\n"],
+                   [b"y" * 50, b"y" * 51 + b"\n"]):
+        splitter = LineSplitter(max_line_bytes=100)
+        with pytest.raises(LeanHTTPError, match="over 100 bytes refused"):
+            for piece in pieces:
+                splitter.feed(piece)
+        assert splitter.end() is None  # nothing of it is held any more
+    exactly = LineSplitter(max_line_bytes=100)
+    assert exactly.feed(b"z" * 60) == [] and exactly.feed(b"z" * 40 + b"\n") == [b"z" * 100]
+
+
+def test_a_watch_line_that_never_ends_stops_the_watch_not_the_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream whose line goes on past any event's size ends the watch with a clear error (the reflector
+    resumes it), after the events before it were delivered, instead of being held without bound."""
+    monkeypatch.setattr("extender.kubeapi.lean.MAX_LINE_BYTES", 64 * 1024)
+
+    async def main() -> None:
+        async def answer(head: bytes, body: bytes, number: int) -> list[bytes | float]:
+            endless = [chunked(b"{" + b"9" * 16 * 1024) for _ in range(8)]  # 128 KiB without a newline
+            return [_watch_head() + chunked(_event("ADDED", "a", "42")).removesuffix(b"0\r\n\r\n"),
+                    *(piece.removesuffix(b"0\r\n\r\n") for piece in endless), 5.0]
+
+        async with Server(answer) as server:
+            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
+            seen: list[dict[str, object]] = []
+            with pytest.raises(LeanHTTPError, match="over 65536 bytes refused"):
+                async for event in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5):
+                    seen.append(event)
+            assert len(seen) == 1
+            await kube.aclose()
+
+    asyncio.run(asyncio.wait_for(main(), 4))
+
+
 @pytest.mark.parametrize("raw", [b"zz\r\nab\r\n", b"-2\r\nab\r\n", b"2\r\nabXY", b"\r\n", b"1" * 5000])
 def test_malformed_chunked_coding_is_refused(raw: bytes) -> None:
     with pytest.raises(ValueError):
