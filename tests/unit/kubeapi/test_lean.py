@@ -297,13 +297,7 @@ def test_a_watch_line_that_never_ends_stops_the_watch_not_the_memory(monkeypatch
                     *(piece.removesuffix(b"0\r\n\r\n") for piece in endless), 5.0]
 
         async with Server(answer) as server:
-            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
-            seen: list[dict[str, object]] = []
-            with pytest.raises(LeanHTTPError, match="over 65536 bytes refused"):
-                async for event in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5):
-                    seen.append(event)
-            assert len(seen) == 1
-            await kube.aclose()
+            assert await _events_before_the_error(server, "over 65536 bytes refused") == 1
 
     asyncio.run(asyncio.wait_for(main(), 4))
 
@@ -384,18 +378,26 @@ def test_a_watch_cut_mid_stream_is_a_transport_error() -> None:
             return [_watch_head() + b"%x\r\n%s\r\n" % (len(_event("ADDED", "a", "42")), _event("ADDED", "a", "42")),
                     b"5\r\n{\"ty"]
 
+        def go_away() -> None:
+            for writer in server.writers:
+                writer.close()  # the server goes away after the first event
+
         async with Server(answer) as server:
-            kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
-            seen: list[dict[str, object]] = []
-            with pytest.raises(LeanHTTPError, match="closed mid-answer"):
-                async for event in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5):
-                    seen.append(event)
-                    for writer in server.writers:
-                        writer.close()  # the server goes away after the first event
-            assert len(seen) == 1
-            await kube.aclose()
+            assert await _events_before_the_error(server, "closed mid-answer", go_away) == 1
 
     asyncio.run(main())
+
+
+async def _events_before_the_error(server: Server, error: str, after_each: Callable[[], None] = lambda: None) -> int:
+    """How many events a watch from ``server`` delivers before it raises LeanHTTPError matching ``error``."""
+    kube = KubeClient(ClusterConfig(server=server.url, tokens=StaticToken("t")))
+    seen = 0
+    with pytest.raises(LeanHTTPError, match=error):
+        async for _ in kube.watch(RESOURCES["Namespace"], "41", timeout_seconds=5):
+            seen += 1
+            after_each()
+    await kube.aclose()
+    return seen
 
 
 def test_a_stream_is_cut_at_its_deadline_and_a_401_retries_with_a_fresh_token() -> None:
