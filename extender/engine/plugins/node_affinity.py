@@ -5,9 +5,10 @@ affinity a profile adds to every pod."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import orjson
 
 from extender.cluster.columns import BoolArray, Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
@@ -35,6 +36,7 @@ from extender.kube.selectors import (
     compile_preferred_terms,
     compile_required_node_affinity,
 )
+from extender.memo import BoundedMemo
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -47,6 +49,58 @@ _PRESCORE_KEY = "PreScoreNodeAffinity"
 def _node_affinity(pod: PodRecord) -> Mapping[str, Any]:
     affinity = pod.spec.get("affinity") or {}
     return affinity.get("nodeAffinity") or {}
+
+
+T = TypeVar("T")
+
+# The replicas of one template carry the same nodeSelector and node affinity: each distinct text is compiled
+# once (compiled selectors are immutable, so they are shared), and each record keeps what it uses, since
+# filter, prioritize and PodTopologySpread's node inclusion all ask for it. Bounded: requests send any text.
+_COMPILED: BoundedMemo[bytes, Any] = BoundedMemo("compiled node affinity", max_bytes=4 * 1024 * 1024,
+                                                 max_entries=4096)
+_COMPILED_WEIGHT = 8  # a compiled selector weighs about this many times its JSON text
+_REQUIRED_MEMO = "node_affinity.required"
+_PREFERRED_MEMO = "node_affinity.preferred"
+
+
+def _compiled(pod: PodRecord, memo_key: str, source: Any, compile_it: Callable[[], T]) -> T:
+    """What ``compile_it`` makes of the part ``source`` of the pod, through the record's memo and the memo of
+    templates (keyed by ``source``'s JSON, which must be all that ``compile_it`` reads). A SelectorError is
+    raised every time: nothing is kept for it."""
+    held: T | None = pod.memo.get(memo_key)
+    if held is not None:
+        return held
+    try:
+        text = memo_key.encode() + orjson.dumps(source)
+    except TypeError:  # something JSON cannot hold: compiled for this record alone
+        text = b""
+    shared: T | None = _COMPILED.get(text) if text else None
+    if shared is None:
+        shared = compile_it()
+        if text:
+            _COMPILED.put(text, shared, _COMPILED_WEIGHT * len(text))
+    pod.memo[memo_key] = shared
+    return shared
+
+
+def required_node_affinity(pod: PodRecord) -> RequiredNodeAffinity:
+    """The pod's nodeSelector and required node affinity, compiled (compile_required_node_affinity), once per
+    template; SelectorError for a malformed spec."""
+    spec = pod.spec
+    affinity = spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else affinity
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
+        if isinstance(node_affinity, Mapping) else node_affinity
+    return _compiled(pod, _REQUIRED_MEMO, (spec.get("nodeSelector"), required),
+                     lambda: compile_required_node_affinity(pod.raw))
+
+
+def preferred_node_affinity(pod: PodRecord) -> PreferredTerms | None:
+    """The pod's preferred node affinity terms, compiled once per template (None without any)."""
+    preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
+    if preferred is None:
+        return None
+    return _compiled(pod, _PREFERRED_MEMO, preferred, lambda: compile_preferred_terms(preferred))
 
 
 def term_mask(term: NodeSelectorTerm, batch: NodeBatch) -> BoolArray:
@@ -121,7 +175,7 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
         required = _node_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution")
         if required is None and self.added_selector is None and pod.spec.get("nodeSelector") is None:
             return SKIP
-        compiled = compile_required_node_affinity(pod.raw)
+        compiled = required_node_affinity(pod)
         if compiled.affinity is not None and compiled.affinity.errors:
             # The apiserver never admits such a pod; a hand-made request gets told what is wrong
             # instead of the silent "term never matches" that upstream's lazy selector gives.
@@ -153,14 +207,13 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
             else np.ones(len(batch), np.bool_)
         required = state.data.get(_PREFILTER_KEY)
         if required is None:
-            required = state.data[_PREFILTER_KEY] = compile_required_node_affinity(pod.raw)
+            required = state.data[_PREFILTER_KEY] = required_node_affinity(pod)
         matched = required_mask(required, batch)
         codes = np.where(~enforced, 1, np.where(matched, 0, 2))
         return Verdicts(codes, (unresolvable(ERR_REASON_ENFORCED), unresolvable(ERR_REASON_POD)))
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
-        preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
-        terms = compile_preferred_terms(preferred) if preferred is not None else None
+        terms = preferred_node_affinity(pod)
         if terms is None and self.added_preferred is None:
             return SKIP
         state.data[_PRESCORE_KEY] = terms

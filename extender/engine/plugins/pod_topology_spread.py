@@ -40,7 +40,7 @@ from extender.engine.framework import (
     unresolvable,
     unschedulable,
 )
-from extender.engine.plugins.node_affinity import required_mask
+from extender.engine.plugins.node_affinity import required_mask, required_node_affinity
 from extender.engine.plugins.topology_spread_common import (
     DO_NOT_SCHEDULE,
     LABEL_HOSTNAME,
@@ -59,7 +59,6 @@ from extender.engine.profile import ProfileError
 from extender.engine.registry import register
 from extender.kube.selectors import (
     SelectorError,
-    compile_required_node_affinity,
     label_key_errors,
 )
 from extender.kube.taints import find_untolerated_taint
@@ -180,7 +179,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         everywhere = np.ones(len(batch), np.bool_)
         affinity = everywhere
         if not gate or any(c.honor_affinity for c in constraints):
-            affinity = required_mask(compile_required_node_affinity(pod.raw), batch)
+            affinity = required_mask(required_node_affinity(pod), batch)
         taints = everywhere
         if gate and any(c.honor_taints for c in constraints):
             tolerations, operators = pod.tolerations, self.enable_taint_comparison_operators
