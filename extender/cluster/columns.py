@@ -59,6 +59,8 @@ _owners = itertools.count(1)
 # How many requests' name lists keep their rows memoised (see NodeNames).
 _NAMED_MEMO_SIZE = 8
 _NAMED_MEMO_BYTES = 8 * 1024 * 1024
+# Values kept by NodeColumns.by_records at most (each an array over the rows): past it they start again.
+_BY_RECORDS_ENTRIES = 256
 
 
 class NodeNames(list[str]):
@@ -157,6 +159,10 @@ class NodeColumns:
         self.infos: list[NodeInfo | None] = [None] * self.capacity
         self._free: list[int] = []
         self._next = 0
+        # Values computed over every row from the node records alone (see by_records): emptied whenever a row's
+        # record is written (a new or reused row's included), so that none is ever read stale. (A dropped row's
+        # entry is read by no batch until the row holds a node again.)
+        self._by_records: dict[Any, Any] = {}
 
     @classmethod
     def of(cls, nodes: Sequence[NodeInfo]) -> NodeColumns:
@@ -168,6 +174,20 @@ class NodeColumns:
             columns._write_pods(row, node)
             columns.infos[row] = node
         return columns
+
+    def by_records(self, key: Any, compute: Callable[[NodeBatch], T]) -> T:
+        """``compute`` over a batch of every row, kept under ``key`` until a row's node record is written (a
+        node changed, or a row holds a new one): for values that read nothing of a node but its record (a label
+        selector's mask over the rows). Free rows read as nodes without labels, taints or resources, and the
+        batch's NodeInfos must not be read. A node's record changes only when its object does (not when pods
+        come and go, nor on a kubelet's heartbeat), so a value serves request after request. Used on the
+        cache's thread only (explain off it reads a frozen snapshot, whose batches build columns of their own)."""
+        held: T | None = self._by_records.get(key)
+        if held is None:
+            if len(self._by_records) >= _BY_RECORDS_ENTRIES:
+                self._by_records.clear()
+            held = self._by_records[key] = compute(NodeBatch.of_rows(self, np.arange(self.capacity, dtype=np.intp)))
+        return held
 
     # ---- maintenance ---------------------------------------------------------------------------
     def _grow(self) -> None:
@@ -234,6 +254,7 @@ class NodeColumns:
         """The row's fields that come from the node object: allocatable, unschedulable, taints, labels, images."""
         record = node.node
         assert record is not None, "placeholders are never columns"
+        self._by_records.clear()
         alloc = record.allocatable
         n = self.numeric
         n["alloc_cpu"][row] = alloc.milli_cpu

@@ -134,7 +134,20 @@ def _equals(key: str, wanted: str) -> Callable[[Mapping[str, str]], bool]:
 
 
 def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
-    """Nodes matching a pod's nodeSelector (exact label values) and its required node affinity."""
+    """Nodes matching a pod's nodeSelector (exact label values) and its required node affinity.
+
+    Over the labels alone (no metadata.name field in any term), the mask of every row of the batch's columns
+    is kept with them for that compiled affinity (NodeColumns.by_records) and gathered: the replicas of a
+    template share one compiled affinity (required_node_affinity), and Filter and PodTopologySpread's node
+    inclusion both ask, request after request, over the same node records."""
+    if required.affinity is not None and any(term.field_requirements for term in required.affinity.terms):
+        return _required_mask(required, batch)
+    every: BoolArray = batch.columns.by_records((_REQUIRED_MEMO, required),
+                                                lambda rows: _required_mask(required, rows))
+    return every[batch.rows]
+
+
+def _required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
     mask = np.ones(len(batch), np.bool_)
     for key, wanted in required.node_selector:
         mask &= batch.label_mask(key, _equals(key, wanted))
@@ -144,7 +157,15 @@ def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray
 
 
 def preferred_scores(terms: PreferredTerms, batch: NodeBatch) -> Int64Array:
-    """The sum of the weights of the preferred terms each node matches."""
+    """The sum of the weights of the preferred terms each node matches (over the labels alone, kept with the
+    columns as required_mask keeps its mask)."""
+    if any(term.field_requirements for _, term in terms.terms):
+        return _preferred_scores(terms, batch)
+    every: Int64Array = batch.columns.by_records((_PREFERRED_MEMO, terms), lambda rows: _preferred_scores(terms, rows))
+    return every[batch.rows]
+
+
+def _preferred_scores(terms: PreferredTerms, batch: NodeBatch) -> Int64Array:
     total = np.zeros(len(batch), np.int64)
     for weight, term in terms.terms:
         total += np.where(term_mask(term, batch), weight, 0)

@@ -1,5 +1,6 @@
-"""The snapshot's columns stay equal to its NodeInfos through any sequence of cache changes, and a batch
-reads the same values whether it gathers from the snapshot's rows or builds private columns."""
+"""The snapshot's columns stay equal to its NodeInfos through any sequence of cache changes (and so do the
+values kept with them from the node records), and a batch reads the same values whether it gathers from the
+snapshot's rows or builds private columns."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from extender.cluster.columns import (
 )
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
+from extender.engine.plugins.node_affinity import preferred_scores, required_mask
+from extender.kube.selectors import compile_preferred_terms, compile_required_node_affinity
 
 TAINTS = [[], [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
           [{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]]
@@ -127,6 +130,23 @@ def test_columns_follow_every_change(seed: int) -> None:
             copy = observed(private, i)
             assert copy["numeric"] | {"taint_code": 0} == want["numeric"] | {"taint_code": 0}
             assert (copy["labels"], copy["gpu"]) == (want["labels"], want["gpu"])
+        # Node affinity's masks, kept with the columns for one compiled affinity across the changes above (nodes
+        # relabelled, added, removed; pods coming and going), are those the nodes' labels give now.
+        for batch in (gathered, private):
+            records = [info.node for info in batch.nodes]
+            assert required_mask(AFFINITY, batch).tolist() == [
+                r is not None and AFFINITY.matches(r.labels, r.name) for r in records]
+            assert preferred_scores(PREFERRED, batch).tolist() == [
+                PREFERRED.score(r.labels, r.name) if r is not None else 0 for r in records]
+
+
+_SSD_IN_A = {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]},
+                                  {"key": "zone", "operator": "NotIn", "values": ["b"]}]}
+AFFINITY = compile_required_node_affinity({"spec": {"nodeSelector": {"disk": "ssd"}, "affinity": {"nodeAffinity": {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_SSD_IN_A]}}}}})
+PREFERRED = compile_preferred_terms([{"weight": 3, "preference": _SSD_IN_A},
+                                     {"weight": 5, "preference": {"matchExpressions": [
+                                         {"key": "zone", "operator": "Exists"}]}}])
 
 
 def test_memoised_name_lists_follow_nodes_coming_and_going() -> None:
