@@ -59,8 +59,9 @@ _owners = itertools.count(1)
 # How many requests' name lists keep their rows memoised (see NodeNames).
 _NAMED_MEMO_SIZE = 8
 _NAMED_MEMO_BYTES = 8 * 1024 * 1024
-# Values kept by NodeColumns.by_records at most (each an array over the rows): past it they start again.
+# What NodeColumns.by_records keeps at most (each value an array over the rows): past either, it starts again.
 _BY_RECORDS_ENTRIES = 256
+_BY_RECORDS_BYTES = 8 * 1024 * 1024
 
 
 class NodeNames(list[str]):
@@ -163,6 +164,7 @@ class NodeColumns:
         # record is written (a new or reused row's included), so that none is ever read stale. (A dropped row's
         # entry is read by no batch until the row holds a node again.)
         self._by_records: dict[Any, Any] = {}
+        self._by_records_bytes = 0
 
     @classmethod
     def of(cls, nodes: Sequence[NodeInfo]) -> NodeColumns:
@@ -184,10 +186,17 @@ class NodeColumns:
         cache's thread only (explain off it reads a frozen snapshot, whose batches build columns of their own)."""
         held: T | None = self._by_records.get(key)
         if held is None:
-            if len(self._by_records) >= _BY_RECORDS_ENTRIES:
-                self._by_records.clear()
-            held = self._by_records[key] = compute(NodeBatch.of_rows(self, np.arange(self.capacity, dtype=np.intp)))
+            held = compute(NodeBatch.of_rows(self, np.arange(self.capacity, dtype=np.intp)))
+            size = int(getattr(held, "nbytes", 0)) + 200  # the key and the entry, beside an array's data
+            if len(self._by_records) >= _BY_RECORDS_ENTRIES or self._by_records_bytes + size > _BY_RECORDS_BYTES:
+                self._forget_by_records()
+            self._by_records[key] = held
+            self._by_records_bytes += size
         return held
+
+    def _forget_by_records(self) -> None:
+        self._by_records.clear()
+        self._by_records_bytes = 0
 
     # ---- maintenance ---------------------------------------------------------------------------
     def _grow(self) -> None:
@@ -254,7 +263,7 @@ class NodeColumns:
         """The row's fields that come from the node object: allocatable, unschedulable, taints, labels, images."""
         record = node.node
         assert record is not None, "placeholders are never columns"
-        self._by_records.clear()
+        self._forget_by_records()
         alloc = record.allocatable
         n = self.numeric
         n["alloc_cpu"][row] = alloc.milli_cpu
