@@ -428,6 +428,12 @@ class NodeBatch(Sequence[NodeInfo]):
             value = self._cache[key] = compute()
         return value
 
+    def of_every_row(self, key: Any, compute: Callable[[NodeBatch], npt.NDArray[Any]]) -> npt.NDArray[Any]:
+        """``compute`` over every row of the columns, kept with them (NodeColumns.by_records: for values read
+        from the node records alone), gathered for these nodes."""
+        every: npt.NDArray[Any] = self.columns.by_records(key, compute)
+        return every[self.rows]
+
     def column(self, name: str) -> Int64Array:
         """A numeric column (one of NUMERIC) for these nodes."""
         result: Int64Array = self._memo(name, lambda: self.columns.numeric[name][self.rows])

@@ -4,7 +4,7 @@ affinity a profile adds to every pod."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -66,8 +66,11 @@ _PREFERRED_MEMO = "node_affinity.preferred"
 def _compiled(pod: PodRecord, memo_key: str, source: Any, compile_it: Callable[[], T]) -> T:
     """What ``compile_it`` makes of the part ``source`` of the pod, through the record's memo and the memo of
     templates (keyed by ``source``'s JSON, which must be all that ``compile_it`` reads). A SelectorError is
-    raised every time: nothing is kept for it."""
-    held: T | None = pod.memo.get(memo_key)
+    raised on every call: the record keeps its errors (a caller asking node by node compiles once), the memo
+    of templates nothing."""
+    held: T | SelectorError | None = pod.memo.get(memo_key)
+    if isinstance(held, SelectorError):
+        raise SelectorError(held.errors)
     if held is not None:
         return held
     try:
@@ -76,7 +79,11 @@ def _compiled(pod: PodRecord, memo_key: str, source: Any, compile_it: Callable[[
         text = b""
     shared: T | None = _COMPILED.get(text) if text else None
     if shared is None:
-        shared = compile_it()
+        try:
+            shared = compile_it()
+        except SelectorError as err:
+            pod.memo[memo_key] = SelectorError(err.errors)  # a fresh one: no traceback (frames) is kept
+            raise
         if text:
             _COMPILED.put(text, shared, _COMPILED_WEIGHT * len(text))
     pod.memo[memo_key] = shared
@@ -133,6 +140,11 @@ def _equals(key: str, wanted: str) -> Callable[[Mapping[str, str]], bool]:
     return lambda labels: labels.get(key) == wanted
 
 
+def _reads_fields(terms: Iterable[NodeSelectorTerm]) -> bool:
+    """Whether a term names a node's fields (metadata.name): its mask reads the NodeInfos, not labels alone."""
+    return any(term.field_requirements for term in terms)
+
+
 def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
     """Nodes matching a pod's nodeSelector (exact label values) and its required node affinity.
 
@@ -140,11 +152,10 @@ def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray
     is kept with them for that compiled affinity (NodeColumns.by_records) and gathered: the replicas of a
     template share one compiled affinity (required_node_affinity), and Filter and PodTopologySpread's node
     inclusion both ask, request after request, over the same node records."""
-    if required.affinity is not None and any(term.field_requirements for term in required.affinity.terms):
+    if required.affinity is not None and _reads_fields(required.affinity.terms):
         return _required_mask(required, batch)
-    every: BoolArray = batch.columns.by_records((_REQUIRED_MEMO, required),
-                                                lambda rows: _required_mask(required, rows))
-    return every[batch.rows]
+    mask: BoolArray = batch.of_every_row((_REQUIRED_MEMO, required), lambda every: _required_mask(required, every))
+    return mask
 
 
 def _required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray:
@@ -159,10 +170,10 @@ def _required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArra
 def preferred_scores(terms: PreferredTerms, batch: NodeBatch) -> Int64Array:
     """The sum of the weights of the preferred terms each node matches (over the labels alone, kept with the
     columns as required_mask keeps its mask)."""
-    if any(term.field_requirements for _, term in terms.terms):
+    if _reads_fields(term for _, term in terms.terms):
         return _preferred_scores(terms, batch)
-    every: Int64Array = batch.columns.by_records((_PREFERRED_MEMO, terms), lambda rows: _preferred_scores(terms, rows))
-    return every[batch.rows]
+    scores: Int64Array = batch.of_every_row((_PREFERRED_MEMO, terms), lambda every: _preferred_scores(terms, every))
+    return scores
 
 
 def _preferred_scores(terms: PreferredTerms, batch: NodeBatch) -> Int64Array:

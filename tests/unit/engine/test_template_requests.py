@@ -10,10 +10,11 @@ import pytest
 from builders import make_pod
 
 from extender.cluster.records import PodRecord
+from extender.engine.plugins.legacy.general_predicates import required_affinity
 from extender.engine.plugins.node_affinity import preferred_node_affinity, required_node_affinity
 from extender.engine.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from extender.engine.plugins.node_resources_fit import NodeResourcesFit
-from extender.kube.selectors import SelectorError
+from extender.kube.selectors import SelectorError, compile_required_node_affinity
 
 
 def replica(template: dict[str, Any], i: int) -> PodRecord:
@@ -78,9 +79,25 @@ def test_replicas_of_a_template_share_their_compiled_node_affinity_and_others_ge
     assert preferred_node_affinity(replica(make_pod("plain"), 5)) is None
 
 
-def test_a_malformed_node_affinity_is_refused_every_time_and_never_shared() -> None:
+def test_a_malformed_node_affinity_is_refused_every_time_and_never_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A malformed affinity is compiled once per record (a legacy predicate asks node by node), refused on every
+    call, and never kept for the template: another replica compiles it again."""
+    import extender.engine.plugins.node_affinity as node_affinity
+
+    compiled: list[object] = []
+
+    def counting(pod: Any) -> Any:
+        compiled.append(pod)
+        return compile_required_node_affinity(pod)
+
+    monkeypatch.setattr(node_affinity, "compile_required_node_affinity", counting)
     broken = make_pod("web", spec={"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         "not a node selector"]}}})
-    for i in range(2):
-        with pytest.raises(SelectorError):
-            required_node_affinity(replica(broken, i))
+    first = replica(broken, 1)
+    for pod in (first, first, replica(broken, 2)):
+        with pytest.raises(SelectorError) as refused:
+            required_node_affinity(pod)
+        assert "requiredDuringSchedulingIgnoredDuringExecution" in str(refused.value)
+    assert len(compiled) == 2
+    assert required_affinity(first) == str(refused.value)  # the legacy predicate's message, from the same compile
+    assert len(compiled) == 2

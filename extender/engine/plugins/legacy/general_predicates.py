@@ -42,11 +42,11 @@ from extender.engine.plugins.legacy.common import (
     node_totals,
     unschedulable,
 )
+from extender.engine.plugins.node_affinity import required_node_affinity
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
-from extender.kube.selectors import RequiredNodeAffinity, SelectorError, compile_required_node_affinity
+from extender.kube.selectors import RequiredNodeAffinity, SelectorError
 
-_AFFINITY_MEMO: Final = "legacy/MatchNodeSelector"
 _HOST_NAME: Final = unschedulable(ERR_POD_NOT_MATCH_HOST_NAME)
 _HOST_PORTS: Final = unschedulable(ERR_POD_NOT_FITS_HOST_PORTS)
 _NODE_SELECTOR: Final = unschedulable(ERR_NODE_SELECTOR_NOT_MATCH)
@@ -102,16 +102,12 @@ def fits_host_ports(pod: LegacyPod, node: NodeInfo) -> bool:
 
 
 def required_affinity(pod: PodRecord) -> RequiredNodeAffinity | str:
-    """The pod's nodeSelector and required node affinity, compiled once (or the error message)."""
-    cached = pod.memo.get(_AFFINITY_MEMO)
-    if cached is None:
-        try:
-            cached = compile_required_node_affinity(pod.raw)
-        except SelectorError as err:
-            cached = str(err)
-        pod.memo[_AFFINITY_MEMO] = cached
-    assert isinstance(cached, (RequiredNodeAffinity, str))
-    return cached
+    """The pod's nodeSelector and required node affinity, compiled once per template as NodeAffinity compiles
+    it (or the error message)."""
+    try:
+        return required_node_affinity(pod)
+    except SelectorError as err:
+        return str(err)
 
 
 def matches_node_selector(affinity: RequiredNodeAffinity, node: NodeInfo) -> bool:
