@@ -105,6 +105,10 @@ class SelectorError(ValueError):
         self.errors: tuple[str, ...] = tuple(errors)
         super().__init__("; ".join(self.errors) if self.errors else "invalid selector")
 
+    def __reduce__(self) -> tuple[type[SelectorError], tuple[tuple[str, ...]]]:
+        # Copied and pickled from its errors (the default would rebuild it from its joined message).
+        return SelectorError, (self.errors,)
+
 
 # ------------------------------------------------------------------------ validation
 

@@ -5,10 +5,9 @@ affinity a profile adds to every pod."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-import orjson
 
 from extender.cluster.columns import BoolArray, Int64Array, NodeBatch
 from extender.cluster.nodeinfo import NodeInfo
@@ -26,6 +25,7 @@ from extender.engine.framework import (
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
+from extender.engine.template_memo import TemplateMemo
 from extender.kube.selectors import (
     NodeSelector,
     NodeSelectorTerm,
@@ -36,7 +36,6 @@ from extender.kube.selectors import (
     compile_preferred_terms,
     compile_required_node_affinity,
 )
-from extender.memo import BoundedMemo
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -51,43 +50,13 @@ def _node_affinity(pod: PodRecord) -> Mapping[str, Any]:
     return affinity.get("nodeAffinity") or {}
 
 
-T = TypeVar("T")
-
 # The replicas of one template carry the same nodeSelector and node affinity: each distinct text is compiled
-# once (compiled selectors are immutable, so they are shared), and each record keeps what it uses, since
-# filter, prioritize and PodTopologySpread's node inclusion all ask for it. Bounded: requests send any text.
-_COMPILED: BoundedMemo[bytes, Any] = BoundedMemo("compiled node affinity", max_bytes=4 * 1024 * 1024,
-                                                 max_entries=4096)
-_COMPILED_WEIGHT = 8  # a compiled selector weighs about this many times its JSON text
+# once (extender.engine.template_memo), since filter, prioritize and PodTopologySpread's node inclusion all
+# ask for it. Bounded: requests send any text.
+_COMPILED = TemplateMemo("compiled node affinity", max_bytes=4 * 1024 * 1024, max_entries=4096,
+                                            weight=8, errors=(SelectorError,))
 _REQUIRED_MEMO = "node_affinity.required"
 _PREFERRED_MEMO = "node_affinity.preferred"
-
-
-def _compiled(pod: PodRecord, memo_key: str, source: Any, compile_it: Callable[[], T]) -> T:
-    """What ``compile_it`` makes of the part ``source`` of the pod, through the record's memo and the memo of
-    templates (keyed by ``source``'s JSON, which must be all that ``compile_it`` reads). A SelectorError is
-    raised on every call: the record keeps its errors (a caller asking node by node compiles once), the memo
-    of templates nothing."""
-    held: T | SelectorError | None = pod.memo.get(memo_key)
-    if isinstance(held, SelectorError):
-        raise SelectorError(held.errors)
-    if held is not None:
-        return held
-    try:
-        text = memo_key.encode() + orjson.dumps(source)
-    except TypeError:  # something JSON cannot hold: compiled for this record alone
-        text = b""
-    shared: T | None = _COMPILED.get(text) if text else None
-    if shared is None:
-        try:
-            shared = compile_it()
-        except SelectorError as err:
-            pod.memo[memo_key] = SelectorError(err.errors)  # a fresh one: no traceback (frames) is kept
-            raise
-        if text:
-            _COMPILED.put(text, shared, _COMPILED_WEIGHT * len(text))
-    pod.memo[memo_key] = shared
-    return shared
 
 
 def required_node_affinity(pod: PodRecord) -> RequiredNodeAffinity:
@@ -98,7 +67,7 @@ def required_node_affinity(pod: PodRecord) -> RequiredNodeAffinity:
     node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else affinity
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
         if isinstance(node_affinity, Mapping) else node_affinity
-    return _compiled(pod, _REQUIRED_MEMO, (spec.get("nodeSelector"), required),
+    return _COMPILED.compiled(pod, _REQUIRED_MEMO, (spec.get("nodeSelector"), required),
                      lambda: compile_required_node_affinity(pod.raw))
 
 
@@ -107,7 +76,7 @@ def preferred_node_affinity(pod: PodRecord) -> PreferredTerms | None:
     preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
     if preferred is None:
         return None
-    return _compiled(pod, _PREFERRED_MEMO, preferred, lambda: compile_preferred_terms(preferred))
+    return _COMPILED.compiled(pod, _PREFERRED_MEMO, preferred, lambda: compile_preferred_terms(preferred))
 
 
 def term_mask(term: NodeSelectorTerm, batch: NodeBatch) -> BoolArray:

@@ -57,6 +57,7 @@ from extender.engine.plugins.topology_spread_common import (
 )
 from extender.engine.profile import ProfileError
 from extender.engine.registry import register
+from extender.engine.template_memo import TemplateMemo
 from extender.kube.selectors import (
     SelectorError,
     label_key_errors,
@@ -75,6 +76,12 @@ _CONSTRAINTS_PATH: Final = "spec.topologySpreadConstraints"
 _DEFAULTS_PATH: Final = "PodTopologySpread args.defaultConstraints"
 _DO_NOT_SCHEDULE_EFFECTS: Final = frozenset({"NoSchedule", "NoExecute"})
 _ARG_KEYS: Final = frozenset({"defaultConstraints", "defaultingType", "apiVersion", "kind"})
+
+# A pod's own constraints of one action, compiled once per template (extender.engine.template_memo): PreFilter
+# and PreScore both ask for them, for every replica. Bounded: requests send any text.
+_COMPILED = TemplateMemo(
+    "compiled topology spread constraints", max_bytes=4 * 1024 * 1024, max_entries=4096, weight=8,
+    errors=(ConstraintError, SelectorError))
 
 # Verdicts are immutable; sharing them keeps Filter allocation-free.
 _NOT_MATCH: Final = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
@@ -150,9 +157,14 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         """getConstraints / initPreScoreState: the pod's own constraints of one action, else the defaults."""
         own = _own_constraints(pod)
         if own:
-            return build_constraints(own, pod.labels, action, path=_CONSTRAINTS_PATH,
-                                     match_label_keys=self.enable_match_label_keys,
-                                     node_inclusion_policy=self.enable_node_inclusion_policy)
+            label_keys, inclusion = self.enable_match_label_keys, self.enable_node_inclusion_policy
+            # What compiling reads: the constraints, the gates, and the pod's labels only through matchLabelKeys.
+            labels = pod.labels if label_keys and any(isinstance(c, Mapping) and "matchLabelKeys" in c
+                                                      for c in own) else None
+            return _COMPILED.compiled(
+                pod, f"pod_topology_spread.{action}.{label_keys:d}{inclusion:d}", (own, labels),
+                lambda: build_constraints(own, pod.labels, action, path=_CONSTRAINTS_PATH,
+                                          match_label_keys=label_keys, node_inclusion_policy=inclusion))
         # buildDefaultConstraints (common.go:62): defaults of this action, only when a selector exists.
         parsed = (action, self.enable_match_label_keys, self.enable_node_inclusion_policy)
         defaults = self._parsed_defaults.get(parsed)

@@ -1,5 +1,5 @@
-"""The resource scorers compute a pod template's request list once, and NodeAffinity its compiled node affinity,
-and only for pods that share every field the computation reads."""
+"""The resource scorers compute a pod template's request list once, NodeAffinity its compiled node affinity and
+PodTopologySpread its compiled constraints, and only for pods that share every field the computation reads."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ from typing import Any
 import pytest
 from builders import make_pod
 
+from extender.cluster.cache import ClusterCache
 from extender.cluster.records import PodRecord
+from extender.engine.framework import CycleState
 from extender.engine.plugins.legacy.general_predicates import required_affinity
 from extender.engine.plugins.node_affinity import preferred_node_affinity, required_node_affinity
 from extender.engine.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from extender.engine.plugins.node_resources_fit import NodeResourcesFit
+from extender.engine.plugins.pod_topology_spread import PodTopologySpread
+from extender.engine.plugins.topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, ConstraintError
 from extender.kube.selectors import SelectorError, compile_required_node_affinity
 
 
@@ -101,3 +105,72 @@ def test_a_malformed_node_affinity_is_refused_every_time_and_never_shared(monkey
     assert len(compiled) == 2
     assert required_affinity(first) == str(refused.value)  # the legacy predicate's message, from the same compile
     assert len(compiled) == 2
+
+
+def _with_spread(labels: dict[str, str], selector: Any, label_keys: list[str] | None = None) -> dict[str, Any]:
+    hard = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": selector}
+    if label_keys is not None:
+        hard["matchLabelKeys"] = label_keys
+    soft = {"maxSkew": 3, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": selector}
+    return make_pod("web", labels=labels, spec={"topologySpreadConstraints": [hard, soft]})
+
+
+def test_replicas_of_a_template_share_their_compiled_spread_constraints_and_others_get_their_own() -> None:
+    """PreFilter and PreScore compile a pod's own constraints once per template and action. The pod's labels take
+    part only through matchLabelKeys: without it replicas with other labels share the compiled constraints, with
+    it each value of a listed label gets the selector it names. The feature gates take part too."""
+    plugin, state = PodTopologySpread(), CycleState(ClusterCache().snapshot())
+    selector = {"matchLabels": {"app": "web"}}
+    template = _with_spread({"app": "web", "pod-template-hash": "h1"}, selector)
+    first, second = replica(template, 1), replica(template, 2)
+    hard = plugin._constraints(state, first, DO_NOT_SCHEDULE)
+    assert plugin._constraints(state, second, DO_NOT_SCHEDULE) is hard
+    assert [(c.max_skew, c.topology_key) for c in hard] == [(1, "zone")]
+    soft = plugin._constraints(state, second, SCHEDULE_ANYWAY)
+    assert soft is not hard and [(c.max_skew, c.topology_key) for c in soft] == [(3, "kubernetes.io/hostname")]
+    relabelled = replica(_with_spread({"app": "web", "pod-template-hash": "h2"}, selector), 3)
+    assert plugin._constraints(state, relabelled, DO_NOT_SCHEDULE) is hard  # labels unread without matchLabelKeys
+    other = plugin._constraints(state, replica(_with_spread({"app": "web"}, {"matchLabels": {"app": "db"}}), 4),
+                                DO_NOT_SCHEDULE)
+    assert not other[0].selector.matches({"app": "web"}) and hard[0].selector.matches({"app": "web"})
+
+    keyed = [plugin._constraints(state, replica(_with_spread({"app": "web", "pod-template-hash": h}, selector,
+                                                             ["pod-template-hash"]), i), DO_NOT_SCHEDULE)
+             for i, h in ((5, "h1"), (6, "h2"), (7, "h1"))]
+    assert keyed[0] is keyed[2] and keyed[0] is not keyed[1]
+    assert keyed[0][0].selector.matches({"app": "web", "pod-template-hash": "h1"})
+    assert not keyed[1][0].selector.matches({"app": "web", "pod-template-hash": "h1"})
+
+    gated = PodTopologySpread()
+    gated.enable_match_label_keys = False  # type: ignore[misc]  # a release without the gate
+    unkeyed = gated._constraints(state, replica(_with_spread({"app": "web", "pod-template-hash": "h2"}, selector,
+                                                             ["pod-template-hash"]), 8), DO_NOT_SCHEDULE)
+    assert unkeyed is not keyed[1] and unkeyed[0].selector.matches({"app": "web", "pod-template-hash": "h1"})
+
+
+def test_a_malformed_spread_constraint_is_refused_every_time_and_never_shared(monkeypatch: pytest.MonkeyPatch,
+                                                                             ) -> None:
+    """A constraint whose selector does not compile is refused on every call with its field path, compiled once
+    per record and never kept for the template: another replica compiles it again."""
+    import extender.engine.plugins.pod_topology_spread as spread
+
+    compiled: list[object] = []
+    real = spread.build_constraints
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        compiled.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(spread, "build_constraints", counting)
+    plugin, state = PodTopologySpread(), CycleState(ClusterCache().snapshot())
+    broken = _with_spread({"app": "web"}, {"matchExpressions": [{"key": "app", "operator": "Near", "values": ["x"]}]})
+    first = replica(broken, 1)
+    raised: list[ConstraintError] = []
+    for pod in (first, first, replica(broken, 2)):
+        with pytest.raises(ConstraintError) as refused:
+            plugin._constraints(state, pod, DO_NOT_SCHEDULE)
+        assert str(refused.value).startswith("spec.topologySpreadConstraints[0].labelSelector")
+        raised.append(refused.value)
+    assert len(compiled) == 2
+    assert len({id(error) for error in raised}) == 3  # each call raises its own: no traceback grows on a kept one

@@ -777,3 +777,15 @@ def test_node_selector_equals_naive_reference(
         for (exprs, fields), t in zip(raw_terms, terms_json, strict=True)
         if (exprs or fields) and compile_node_selector([t]).matches(labels, name)
     )
+
+
+def test_a_selector_error_copies_and_pickles_with_every_problem() -> None:
+    """A SelectorError kept (a template's compile refused, once per record) is raised again as a copy, and one
+    crossing to a planning worker is pickled: both keep each problem and the message joining them."""
+    import copy
+    import pickle
+
+    error = SelectorError(["spec.a: bad", "spec.b: worse"])
+    for again in (copy.copy(error), pickle.loads(pickle.dumps(error))):
+        assert type(again) is SelectorError and again is not error
+        assert again.errors == ("spec.a: bad", "spec.b: worse") and str(again) == "spec.a: bad; spec.b: worse"
