@@ -487,7 +487,7 @@ def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[t
 
 
 def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on_extender: Any = None,
-                       before: Path | None = None, hollow: bool = False) -> dict[str, float]:
+                       before: Path | None = None, hollow: bool = False, floor: bool = False) -> dict[str, float]:
     """Pods bound per second by kube-scheduler alone and with our extender (filter, prioritize, bind).
 
     Each run starts from the same empty cluster: its pods are created first (pending, no scheduler running),
@@ -498,6 +498,7 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
     mean time per verb. ``before``: a directory holding an earlier ``extender`` package, measured as a third
     side of every round (before and after a change, in the same run). ``hollow``: this checkout's service
     with the engine's work left out (bench.hollow) as another side: the most any engine behind it could reach.
+    ``floor``: bench.floor_extender as another side, the least a Python extender with a watch spends.
     """
     from controlplane import ControlPlane, ExtenderConfig, Scheduler, build_binaries, scheduler_configuration
 
@@ -574,7 +575,8 @@ def throughput_figures(nodes: int, pods: int, workdir: Path, rounds: int = 2, on
         # that a machine shared with other work moves every side. The extender runs only during its own
         # runs: its watches would otherwise spend CPU during kube-scheduler's runs alone.
         sides = {"extender": (ROOT, "extender"), **({"before": (before, "extender")} if before is not None else {}),
-                 **({"hollow": (ROOT, "bench.hollow")} if hollow else {})}
+                 **({"hollow": (ROOT, "bench.hollow")} if hollow else {}),
+                 **({"floor": (ROOT, "bench.floor_extender")} if floor else {})}
         rates: dict[str, list[float]] = {"alone": [], "null": [], **{side: [] for side in sides}}
         cpu: dict[str, list[float]] = {"null": [], **{side: [] for side in sides}}
         served: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
@@ -727,6 +729,9 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                   *([f"| ours with the engine hollowed out (--throughput-hollow, bench/hollow.py) | "
                      f"{fmt(tp['hollow_pods_per_s'])} | {fmt(tp['hollow_min'])}–{fmt(tp['hollow_max'])} |"]
                     if "hollow_pods_per_s" in tp else []),
+                  *([f"| the least a Python extender with a watch does (--throughput-floor, bench/floor_extender.py) | "
+                     f"{fmt(tp['floor_pods_per_s'])} | {fmt(tp['floor_min'])}–{fmt(tp['floor_max'])} |"]
+                    if "floor_pods_per_s" in tp else []),
                   *([f"| with an extender that does nothing (Go, tests/k8s/go/cmd/nullextender) | "
                      f"{fmt(tp['null_pods_per_s'])} | {fmt(tp['null_min'])}–{fmt(tp['null_max'])} |"]
                     if "null_pods_per_s" in tp else []),
@@ -745,6 +750,12 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
             lines += [f"Ours with the engine hollowed out reached {fmt(100 * tp['hollow_ratio_median'], 0)}% of alone, "
                       f"{fmt(100 * tp['hollow_ratio_median'] / tp['null_ratio_median'], 0)}% of the do-nothing "
                       "extender: the most any engine behind this service reaches here.", ""]
+        if "null_ratio_median" in tp and "floor_ratio_median" in tp:
+            lines += [f"The Python floor (bench/floor_extender.py) reached "
+                      f"{fmt(100 * tp['floor_ratio_median'], 0)}% of alone, "
+                      f"{fmt(100 * tp['floor_ratio_median'] / tp['null_ratio_median'], 0)}% of the do-nothing "
+                      f"extender, and used {fmt(tp['floor_cpu_ms_per_pod'], 2)} ms of CPU per pod: the most a Python "
+                      "extender that watches pods reaches here, and the least it spends.", ""]
         for key, who in (("extender", "The extender"), ("before", "The earlier extender"),
                          ("hollow", "The hollow service")):
             if f"{key}_cpu_ms_per_pod" in tp:
@@ -808,6 +819,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--throughput-hollow", action="store_true",
                         help="measure our service with the engine's work left out (bench/hollow.py) as another side "
                              "of every throughput round: the ceiling of any engine behind this service")
+    parser.add_argument("--throughput-floor", action="store_true",
+                        help="measure bench/floor_extender.py (the verbs on httptools, the Binding POST, the Pod watch "
+                             "counted, nothing else) as another side of every throughput round: the least a Python "
+                             "extender with a watch spends")
     parser.add_argument("--report-only", type=Path,
                         help="rewrite the report from this RESULTS.json instead of measuring")
     args = parser.parse_args(argv)
@@ -854,7 +869,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results["throughput"].append(throughput_figures(nodes, args.throughput_pods, workdir,
                                                                 args.throughput_rounds,
                                                                 before=args.throughput_before,
-                                                                hollow=args.throughput_hollow))
+                                                                hollow=args.throughput_hollow,
+                                                                floor=args.throughput_floor))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["loadavg_end"] = os.getloadavg()[1]

@@ -22,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 
 from extender.cluster.live import POD_PARAMS
-from extender.kubeapi.config import from_kubeconfig
+from extender.kubeapi.config import ClusterConfig, from_kubeconfig
 
 _MARKS = (b'"type":"ADDED"', b'"type":"DELETED"')
 _TAIL = max(len(mark) for mark in _MARKS) - 1
@@ -55,8 +55,9 @@ class CountingWatch(asyncio.Protocol):
             self.ended.set_result(None)
 
 
-async def watch(kubeconfig: Path, counts: Path) -> None:
-    config = from_kubeconfig(kubeconfig)
+async def open_watch(config: ClusterConfig) -> tuple[CountingWatch, asyncio.Future[None]]:
+    """The Pod watch as the service opens it (listed for a resourceVersion first), counted by a CountingWatch:
+    (the protocol, a future done when the connection ends). Also bench.floor_extender's watch."""
     context: Any = config.ssl_context()
     token = config.tokens.token()
     auth = {"Authorization": f"Bearer {token}"} if token else {}
@@ -77,6 +78,11 @@ async def watch(kubeconfig: Path, counts: Path) -> None:
         lambda: CountingWatch((head + "\r\n").encode("latin-1"), ended), url.hostname,
         url.port or (443 if tls else 80), ssl=tls,
         server_hostname=(config.tls_server_name or url.hostname) if tls else None)
+    return protocol, ended
+
+
+async def watch(kubeconfig: Path, counts: Path) -> None:
+    protocol, ended = await open_watch(from_kubeconfig(kubeconfig))
     written = None
     while not ended.done():
         now = tuple(protocol.counts)
