@@ -79,9 +79,12 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 def named(pod: dict[str, Any], i: int) -> dict[str, Any]:
-    """A distinct replica of a pod (new name and UID), as a controller would create."""
+    """A distinct replica of a pod (new name and UID), as a controller would create, with the resourceVersion
+    every pod kube-scheduler sends carries (from its informer): the service finds filter's record of the pod
+    again for prioritize by UID and resourceVersion, as it does for kube-scheduler's requests."""
     meta = pod["metadata"]
-    return {**pod, "metadata": {**meta, "name": f"{meta['name']}-{i}", "uid": f"{meta['uid']}-{i}"}}
+    return {**pod, "metadata": {**meta, "name": f"{meta['name']}-{i}", "uid": f"{meta['uid']}-{i}",
+                                "resourceVersion": str(1_000_000 + i)}}
 
 
 # ---------------------------------------------------------------------------------------------- 1. Go
