@@ -53,8 +53,8 @@ def _node_affinity(pod: PodRecord) -> Mapping[str, Any]:
 # The replicas of one template carry the same nodeSelector and node affinity: each distinct text is compiled
 # once (extender.engine.template_memo), since filter, prioritize and PodTopologySpread's node inclusion all
 # ask for it. Bounded: requests send any text.
-_COMPILED = TemplateMemo("compiled node affinity", max_bytes=4 * 1024 * 1024, max_entries=4096,
-                                            weight=8, errors=(SelectorError,))
+_COMPILED = TemplateMemo("compiled node affinity", max_bytes=4 * 1024 * 1024, max_entries=4096, weight=8,
+                         errors=(SelectorError,))
 _REQUIRED_MEMO = "node_affinity.required"
 _PREFERRED_MEMO = "node_affinity.preferred"
 
@@ -68,7 +68,7 @@ def required_node_affinity(pod: PodRecord) -> RequiredNodeAffinity:
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
         if isinstance(node_affinity, Mapping) else node_affinity
     return _COMPILED.compiled(pod, _REQUIRED_MEMO, (spec.get("nodeSelector"), required),
-                     lambda: compile_required_node_affinity(pod.raw))
+                              lambda: compile_required_node_affinity(pod.raw))
 
 
 def preferred_node_affinity(pod: PodRecord) -> PreferredTerms | None:
