@@ -464,8 +464,8 @@ def _verb_seconds(url: str) -> dict[str, float]:
 @contextmanager
 def null_extender(bin_dir: Path, kubeconfig: Path, log_path: Path) -> Iterator[tuple[str, int]]:
     """tests/k8s/go/cmd/nullextender serving on a free port, (its URL, its pid): an extender that passes every
-    node, scores each 0 and binds, doing no scheduling work (the ceiling of any extender's throughput here,
-    and its CPU per pod the floor of any extender's on this machine)."""
+    node, scores each 0 and binds, doing no scheduling work: the ceiling the issue's targets are set against.
+    Not the most any extender reaches nor the least CPU it spends: bench.floor_extender, in Python, passes it."""
     from controlplane import free_port
 
     port = free_port()
@@ -747,7 +747,7 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
             lines += [f"The extender that does nothing reached {fmt(100 * tp['null_ratio_median'], 0)}% "
                       f"({fmt(100 * tp['null_ratio_min'], 0)}–{fmt(100 * tp['null_ratio_max'], 0)}%) of alone: what "
                       "the extender protocol itself costs here (kube-scheduler's HTTP calls and JSON, and the "
-                      "Binding), the ceiling of any extender on this machine. Ours reached "
+                      "Binding), the ceiling the targets are set against. Ours reached "
                       f"{fmt(100 * ratio / tp['null_ratio_median'], 0)}% of that ceiling.", ""]
         if "null_ratio_median" in tp and "hollow_ratio_median" in tp:
             lines += [f"Ours with the engine hollowed out reached {fmt(100 * tp['hollow_ratio_median'], 0)}% of alone, "
@@ -768,7 +768,7 @@ def report(results: dict[str, Any], args: argparse.Namespace, beside: dict[str, 
                               for verb in ("filter", "prioritize", "bind")) + ".", ""]
         if "null_cpu_ms_per_pod" in tp:
             lines += [f"The extender that does nothing used {fmt(tp['null_cpu_ms_per_pod'], 2)} ms of CPU per pod (its "
-                      "HTTP, JSON and Binding alone): the floor of any extender's CPU per pod on this machine.", ""]
+                      "HTTP, JSON and Binding alone).", ""]
         if int(tp["nodes"]) == 500:
             ceiling = (f" (an extender doing nothing: {fmt(100 * tp['null_ratio_median'], 0)}%)"
                        if "null_ratio_median" in tp else "")

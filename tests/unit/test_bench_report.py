@@ -53,3 +53,12 @@ def test_the_hollow_service_is_reported_as_the_ceiling_of_any_engine(tmp_path: P
     assert "| ours with the engine hollowed out (--throughput-hollow, bench/hollow.py) | 150.0 | 140.0–160.0 |" in text
     assert "reached 38% of alone, 75% of the do-nothing extender" in text
     assert "The hollow service used 2.50 ms of CPU per pod" in text
+
+
+def test_the_python_floor_is_reported_beside_the_do_nothing_extender(tmp_path: Path) -> None:
+    text = _report_with(tmp_path, **NULL_EXTENDER, floor_pods_per_s=210.0, floor_min=200.0, floor_max=220.0,
+                        floor_ratio_median=0.525, floor_cpu_ms_per_pod=0.7)
+    assert ("| the least a Python extender with a watch does (--throughput-floor, bench/floor_extender.py) | 210.0 | "
+            "200.0–220.0 |") in text
+    assert ("The Python floor (bench/floor_extender.py) reached 52% of alone, 105% of the do-nothing extender, and "
+            "used 0.70 ms of CPU per pod") in text
