@@ -46,3 +46,12 @@ def test_engine_loop_worker_schedules_every_pod(tmp_path: Path) -> None:
     assert figures["cpu_per_pod_ms"] > 0
     assert list(figures["steps_ms"]) == list(engine_loop.STEPS)
     assert all(ms > 0 for ms in figures["steps_ms"].values())
+
+
+def test_engine_loop_follows_a_template_whose_feasible_nodes_move_pod_by_pod(tmp_path: Path) -> None:
+    """The spread template's hard zone constraint moves which nodes fit with every pod bound: a pod whose window
+    holds none of them gets a window of the nodes it fits now, as kube-scheduler's own filters would send."""
+    engine_loop.write_inputs(tmp_path, nodes=30, template="spread", pods=engine_loop.BLOCK, names=3)
+    figures = engine_loop.worker(tmp_path)
+    assert figures["bound_pods"] == engine_loop.WARM + engine_loop.BLOCK
+    assert figures["cpu_per_pod_ms"] > 0
