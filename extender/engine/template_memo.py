@@ -55,16 +55,17 @@ class TemplateMemo:
     def __len__(self) -> int:
         return len(self._memo)
 
-    def compiled(self, pod: PodRecord, memo_key: str, source: Any, compile_it: Callable[[], T]) -> T:
-        """What ``compile_it`` makes of ``source``, a part of ``pod`` (all that ``compile_it`` reads), through
-        the record's memo under ``memo_key`` and then the memo of templates."""
+    def compiled(self, pod: PodRecord, memo_key: str, source: Callable[[], Any], compile_it: Callable[[], T]) -> T:
+        """What ``compile_it`` makes of the part of ``pod`` that ``source`` returns (all that ``compile_it``
+        reads), through the record's memo under ``memo_key`` and then the memo of templates. ``source`` is only
+        called when the record holds nothing yet: a plugin asking node by node pays one lookup."""
         held = pod.memo.get(memo_key)
         if isinstance(held, _Refused):
             raise copy.copy(held.error)
         if held is not None:
             return held  # type: ignore[no-any-return]  # what compile_it made for this record
         try:
-            text = memo_key.encode() + orjson.dumps(source)
+            text = memo_key.encode() + orjson.dumps(source())
         except TypeError:  # something JSON cannot hold: compiled for this record alone
             text = b""
         shared: T | None = self._memo.get(text) if text else None

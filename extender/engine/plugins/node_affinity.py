@@ -62,13 +62,15 @@ _PREFERRED_MEMO = "node_affinity.preferred"
 def required_node_affinity(pod: PodRecord) -> RequiredNodeAffinity:
     """The pod's nodeSelector and required node affinity, compiled (compile_required_node_affinity), once per
     template; SelectorError for a malformed spec."""
-    spec = pod.spec
-    affinity = spec.get("affinity")
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else affinity
-    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
-        if isinstance(node_affinity, Mapping) else node_affinity
-    return _COMPILED.compiled(pod, _REQUIRED_MEMO, (spec.get("nodeSelector"), required),
-                              lambda: compile_required_node_affinity(pod.raw))
+    def source() -> tuple[Any, Any]:  # what compiling reads (a malformed part as it is, to be refused)
+        spec = pod.spec
+        affinity = spec.get("affinity")
+        node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else affinity
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
+            if isinstance(node_affinity, Mapping) else node_affinity
+        return spec.get("nodeSelector"), required
+
+    return _COMPILED.compiled(pod, _REQUIRED_MEMO, source, lambda: compile_required_node_affinity(pod.raw))
 
 
 def preferred_node_affinity(pod: PodRecord) -> PreferredTerms | None:
@@ -76,7 +78,7 @@ def preferred_node_affinity(pod: PodRecord) -> PreferredTerms | None:
     preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
     if preferred is None:
         return None
-    return _COMPILED.compiled(pod, _PREFERRED_MEMO, preferred, lambda: compile_preferred_terms(preferred))
+    return _COMPILED.compiled(pod, _PREFERRED_MEMO, lambda: preferred, lambda: compile_preferred_terms(preferred))
 
 
 def term_mask(term: NodeSelectorTerm, batch: NodeBatch) -> BoolArray:

@@ -158,11 +158,15 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         own = _own_constraints(pod)
         if own:
             label_keys, inclusion = self.enable_match_label_keys, self.enable_node_inclusion_policy
-            # What compiling reads: the constraints, the gates, and the pod's labels only through matchLabelKeys.
-            labels = pod.labels if label_keys and any(isinstance(c, Mapping) and "matchLabelKeys" in c
-                                                      for c in own) else None
+
+            def source() -> tuple[list[Any], Mapping[str, str] | None]:
+                # What compiling reads beside the gates (in the key): the constraints, and the pod's labels only
+                # through matchLabelKeys.
+                keyed = label_keys and any(isinstance(c, Mapping) and "matchLabelKeys" in c for c in own)
+                return own, pod.labels if keyed else None
+
             return _COMPILED.compiled(
-                pod, f"pod_topology_spread.{action}.{label_keys:d}{inclusion:d}", (own, labels),
+                pod, f"pod_topology_spread.{action}.{label_keys:d}{inclusion:d}", source,
                 lambda: build_constraints(own, pod.labels, action, path=_CONSTRAINTS_PATH,
                                           match_label_keys=label_keys, node_inclusion_policy=inclusion))
         # buildDefaultConstraints (common.go:62): defaults of this action, only when a selector exists.
