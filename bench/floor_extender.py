@@ -117,6 +117,7 @@ class FloorVerbs(asyncio.Protocol):
     def __init__(self, bind: Bind, ready: Callable[[], bool]) -> None:
         self.bind = bind
         self.ready = ready
+        self.binding: set[asyncio.Task[None]] = set()  # held until done: the loop keeps only weak references
         self.transport: Any = None
         self.url = b""
         self.body: list[bytes] = []
@@ -147,7 +148,9 @@ class FloorVerbs(asyncio.Protocol):
             names = orjson.loads(body).get("NodeNames") or []
             self.answer(200, orjson.dumps([{"Host": name, "Score": 0} for name in names]))
         elif path == b"/bind":
-            asyncio.get_running_loop().create_task(self._bind(orjson.loads(body)))
+            task = asyncio.get_running_loop().create_task(self._bind(orjson.loads(body)))
+            self.binding.add(task)
+            task.add_done_callback(self.binding.discard)
         elif path == b"/readyz":
             ready = self.ready()
             self.answer(200 if ready else 503, b"ok" if ready else b"not ready")

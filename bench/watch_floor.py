@@ -61,10 +61,14 @@ async def open_watch(config: ClusterConfig) -> tuple[CountingWatch, asyncio.Futu
     context: Any = config.ssl_context()
     token = config.tokens.token()
     auth = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=config.server, verify=context, headers=auth) as client:
-        listed = client.get("/api/v1/pods", params={**POD_PARAMS, "limit": 1})
-        listed.raise_for_status()
-        version = listed.json()["metadata"]["resourceVersion"]
+
+    def listed_version() -> str:
+        with httpx.Client(base_url=config.server, verify=context, headers=auth) as client:
+            listed = client.get("/api/v1/pods", params={**POD_PARAMS, "limit": 1})
+            listed.raise_for_status()
+            return str(listed.json()["metadata"]["resourceVersion"])
+
+    version = await asyncio.to_thread(listed_version)  # off the loop: a caller's server keeps answering
     url = urlsplit(config.server)
     query = urlencode({**POD_PARAMS, "watch": "true", "resourceVersion": version, "allowWatchBookmarks": "true",
                        "timeoutSeconds": 3600})

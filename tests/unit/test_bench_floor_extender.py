@@ -25,6 +25,7 @@ class StandIn:
     def __init__(self) -> None:
         self.bindings: list[tuple[str, dict[str, Any]]] = []
         self.watching = threading.Event()
+        self.list_answered = threading.Event()  # the pod list waits for it (the test's hold on the floor's start)
         self.writers: list[asyncio.StreamWriter] = []
         self.loop = asyncio.new_event_loop()
         started = threading.Event()
@@ -57,6 +58,7 @@ class StandIn:
                 self.watching.set()
                 continue  # held open: no event is ever sent
             if method == "GET":
+                await asyncio.to_thread(self.list_answered.wait, 20)
                 status = 200
                 answer = orjson.dumps({"kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": []})
             elif target.endswith("/binding"):
@@ -89,16 +91,23 @@ def floor() -> Iterator[tuple[str, StandIn]]:
     served = threading.Thread(target=lambda: asyncio.run(serve(port, config)), daemon=True)
     served.start()
     url = f"http://127.0.0.1:{port}"
+
+    def readiness() -> int:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                return httpx.get(f"{url}/readyz").status_code
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the floor extender never listened"
+                time.sleep(0.05)
+
+    assert readiness() == 503  # listening, its watch not open: the pod list is held
+    apiserver.list_answered.set()
     deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz").status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
+    while readiness() != 200:
         assert time.monotonic() < deadline, "the floor extender never became ready"
         time.sleep(0.05)
-    assert apiserver.watching.is_set()  # ready means watching
+    assert apiserver.watching.wait(5)  # ready once the watch is requested (the stand-in reads it meanwhile)
     yield url, apiserver
     apiserver.stop()
     served.join(10)
