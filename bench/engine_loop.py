@@ -12,10 +12,18 @@ picks them; which nodes the pod fits is found by the extender's own filter over 
 each block of pods and outside its timing, since kube-scheduler's plugins and ours agree; again for a pod
 whose window holds none of them, as with hard spreading constraints, the failed filter left out) and then
 prioritize with filter's answer; bind (the verb's own steps, with the static cluster's binder, which posts
-nothing) assumes the pod on the best node and finishes the binding; last, the watch brings the bound pod back
-with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does (from 1.35;
+nothing) assumes the pod on the best node and finishes the binding (choosing that node is kube-scheduler's
+work, left out of the step since 2026-11-27: about 25 µs over 230 scores); last, the watch brings the bound
+pod back with the node's zone and region labels added, as kube-apiserver's PodTopologyLabelsAdmission does (from 1.35;
 ``--no-topology-labels`` for an apiserver before it, or nodes without those labels). The
 cluster is bench/cluster.py's (30 pods per node), the pods the bench's ``--template`` (plain by default).
+
+In kube-scheduler's loop the service's caches are cold at every step: kube-scheduler, the apiserver and etcd
+run on the same cores between its requests. ``--evict-mb N`` models that: before each step it writes every
+cache line of an N MiB buffer (outside the timing), so that the step finds little of its working set in the
+CPU's caches (8 MiB is twice a core's L2 here). Three runs on 2026-11-27 (plain, 500 nodes) put a pod at
+1.5-1.7× its CPU with warm caches, filter + prioritize at 1.4-1.6×: much of the gap between this benchmark's
+warm figures and the service's CPU per pod in the loop (bench/RESULTS.md, "Cold caches").
 
 Figures per pod, medians over blocks of 50 pods: the CPU time of the thread for all of it (``time.thread_time``
 around each block), and each step's share timed with ``time.perf_counter`` (which costs no system call, so the
@@ -35,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 BLOCK = 50
@@ -43,9 +52,9 @@ STEPS = ("watch: created", "filter", "prioritize", "bind", "watch: bound")
 
 
 def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int, topology_labels: bool = True,
-                 ) -> None:
+                 evict_mb: int = 0) -> None:
     """The cluster dump and the loop's parameters, into ``folder``; without ``topology_labels``, the bound pod
-    comes back with its own labels only."""
+    comes back with its own labels only; ``evict_mb``: the buffer written before each step (0: none)."""
     from bench.cluster import generate, incoming_pods
 
     objects = generate(nodes)
@@ -54,7 +63,8 @@ def write_inputs(folder: Path, nodes: int, template: str, pods: int, names: int,
     zones = {o["metadata"]["name"]: {k: v for k, v in o["metadata"].get("labels", {}).items()
                                      if k in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")}
              for o in objects if o["kind"] == "Node"} if topology_labels else {}
-    (folder / "loop.json").write_bytes(orjson.dumps({"pod": pod, "pods": pods, "names": names, "zones": zones}))
+    (folder / "loop.json").write_bytes(orjson.dumps({"pod": pod, "pods": pods, "names": names, "zones": zones,
+                                                     "evict_mb": evict_mb}))
 
 
 def worker(folder: Path) -> dict[str, Any]:
@@ -87,7 +97,18 @@ def worker(folder: Path) -> dict[str, Any]:
 
     nodes = feasible()
     steps = [0.0] * len(STEPS)
-    untimed = [0.0]  # seconds of a block spent choosing a pod's window again (left out of its figures)
+    untimed = [0.0]  # seconds of a block spent choosing a pod's window again or evicting (left out of its figures)
+    # Written one int64 per 64-byte line: every line of the buffer is dirtied, so that it displaces what a step
+    # left in the caches (numpy: one call, whatever its size).
+    buffer = np.zeros(int(loop.get("evict_mb", 0)) * (1 << 20) // 8, np.int64)
+
+    def evict() -> None:
+        """Fill the CPU's caches with the buffer (outside the timing): what other processes leave in kube-scheduler's
+        loop between two steps."""
+        if len(buffer):
+            began = time.thread_time()
+            buffer[::8] += 1
+            untimed[0] += time.thread_time() - began
 
     def window(i: int) -> list[str]:
         start = i * 7919 % len(nodes)  # a window moving round the cluster in a scattered order
@@ -114,38 +135,48 @@ def worker(folder: Path) -> dict[str, Any]:
         created = event("ADDED", pod)
         names = window(i)
         names_in = NodeNames(names, orjson.dumps(names))
-        t0 = time.perf_counter()
+        spent = [0.0] * len(STEPS)
+        evict()
+        began = time.perf_counter()
         raw = decode_pod_event(created)["object"]
         cache.apply(raw)
-        t1 = time.perf_counter()
+        spent[0] = time.perf_counter() - began
+        evict()
+        began = time.perf_counter()
         answer = scheduler.filter(None, raw, names_in, None)
-        t2 = time.perf_counter()
+        spent[1] = time.perf_counter() - began
         if not answer.passed:  # kube-scheduler never sends a window of nodes that all fail its own filters
-            refit(t2 - t1)
+            refit(spent[1])
             names = window(i)
             names_in = NodeNames(names, orjson.dumps(names))
-            t1 = time.perf_counter()
+            evict()
+            began = time.perf_counter()
             answer = scheduler.filter(None, raw, names_in, None)
-            t2 = time.perf_counter()
+            spent[1] = time.perf_counter() - began
         # kube-scheduler sends filter's answer back as the same text; the HTTP layer decodes it to these names.
         passed = NodeNames(list(answer.passed), answer.passed.text)
+        evict()
+        began = time.perf_counter()
         scores = scheduler.prioritize(None, raw, passed, None)
-        t3 = time.perf_counter()
+        spent[2] = time.perf_counter() - began
         best = max(scores, key=lambda pair: pair[1])[0]
+        evict()
+        began = time.perf_counter()
         bind_loop.run_until_complete(scheduler.bind(raw["metadata"]["namespace"], name, uid, best))
-        t4 = time.perf_counter()
+        spent[3] = time.perf_counter() - began
         placed = cache.get_pod(uid)  # bind assumed it on the node prioritize chose (about a microsecond)
         assumed[0] += placed is not None and placed.node_name == best
         bound = copy.deepcopy(pod)
         bound["spec"]["nodeName"] = best
         bound["metadata"]["labels"] = {**bound["metadata"]["labels"], **zones.get(best, {})}
         confirmed = event("MODIFIED", bound)
-        t5 = time.perf_counter()
+        evict()
+        began = time.perf_counter()
         cache.apply(decode_pod_event(confirmed)["object"])
-        t6 = time.perf_counter()
+        spent[4] = time.perf_counter() - began
         rejected[0] += len(names) - len(passed)
-        for k, spent in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5)):
-            steps[k] += spent
+        for k, seconds in enumerate(spent):
+            steps[k] += seconds
 
     for i in range(WARM):
         one(-1 - i)
@@ -182,12 +213,15 @@ def main() -> None:
     parser.add_argument("--no-topology-labels", action="store_true",
                         help="the bound pod comes back without its node's zone and region labels (an apiserver "
                              "before 1.35, or nodes without them)")
+    parser.add_argument("--evict-mb", type=int, default=0,
+                        help="before each step, write this many MiB (outside the timing): the cold caches of "
+                             "kube-scheduler's loop, where other processes run between the service's steps")
     args = parser.parse_args()
     names = args.names or (230 if args.nodes <= 500 else 500)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_inputs(folder, args.nodes, args.template, max(args.pods, BLOCK), min(names, args.nodes),
-                     not args.no_topology_labels)
+                     not args.no_topology_labels, args.evict_mb)
 
         def describe(figures: dict[str, Any]) -> str:
             steps = ", ".join(f"{step} {ms:.3f}" for step, ms in figures["steps_ms"].items())

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from extender.cluster.records import is_mapping
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -115,7 +116,7 @@ def fold_keys(body: Any, model: type[BaseModel]) -> dict[str, Any]:
     case fold onto one field, their order in the text decides, so :class:`AmbiguousKeys` asks the caller to
     decode again with :func:`decode_keeping_key_order`.
     """
-    if not isinstance(body, Mapping):
+    if not is_mapping(body):
         raise WireError(f"expected a JSON object for {model.__name__}, got {type(body).__name__}")
     canonical = _canonical_names(model)
     folded: dict[str, Any] = {}
@@ -189,14 +190,14 @@ def decode_preemption(body: Any) -> ExtenderPreemptionArgs:
     folded = fold_keys(body, ExtenderPreemptionArgs)
     for field_name, model in (("NodeNameToVictims", Victims), ("NodeNameToMetaVictims", MetaVictims)):
         per_node = folded.get(field_name)
-        if not isinstance(per_node, Mapping):
+        if not is_mapping(per_node):
             continue
         nodes: dict[str, Any] = {}
         for node, victims in per_node.items():
-            if isinstance(victims, Mapping):
+            if is_mapping(victims):
                 victims = fold_keys(victims, model)
                 if model is MetaVictims and isinstance(victims.get("Pods"), list):
-                    victims["Pods"] = [fold_keys(p, MetaPod) if isinstance(p, Mapping) else p for p in victims["Pods"]]
+                    victims["Pods"] = [fold_keys(p, MetaPod) if is_mapping(p) else p for p in victims["Pods"]]
             nodes[node] = victims
         folded[field_name] = nodes
     return _validate(ExtenderPreemptionArgs, folded)

@@ -42,7 +42,7 @@ class RecordError(ValueError):
 def _mapping(obj: Any, path: str) -> Mapping[str, Any]:
     if obj is None:
         return {}
-    if not isinstance(obj, Mapping):
+    if not is_mapping(obj):
         raise RecordError(f"{path}: expected an object, got {type(obj).__name__}")
     return obj
 
@@ -67,8 +67,9 @@ def _labels(obj: Any, path: str) -> dict[str, str]:
 # What the scheduler reads of pods it holds is listed once, in extender.kube.podfields.
 
 
-def _is_map(obj: Any) -> TypeGuard[Mapping[str, Any]]:
-    # JSON objects are dicts: test that first, the Mapping ABC check is several times slower.
+def is_mapping(obj: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``obj`` is an object (any mapping). Decoded JSON objects are dicts, tested first: the Mapping ABC
+    check costs several times more, and a Python call of its own on the hot paths that read pods."""
     return type(obj) is dict or isinstance(obj, Mapping)
 
 
@@ -108,14 +109,14 @@ DROP: Any = object()  # a list element a trim leaves out
 
 # List fields trimmed element by element (malformed elements are kept as they are, to be reported later).
 _TRIM_SPEC: dict[str, Callable[[Any], Any]] = {
-    "containers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
-    "initContainers": lambda c: _pick(c, KEPT_CONTAINER) if _is_map(c) else c,
-    "volumes": lambda v: DROP if _is_map(v) and UNREAD_VOLUMES & v.keys() else v,
+    "containers": lambda c: _pick(c, KEPT_CONTAINER) if is_mapping(c) else c,
+    "initContainers": lambda c: _pick(c, KEPT_CONTAINER) if is_mapping(c) else c,
+    "volumes": lambda v: DROP if is_mapping(v) and UNREAD_VOLUMES & v.keys() else v,
 }
 _TRIM_STATUS: dict[str, Callable[[Any], Any]] = {
-    "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
-    "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if _is_map(c) else c,
-    "conditions": lambda c: c if _is_map(c) and c.get("type") in KEPT_CONDITION_TYPES else DROP,
+    "containerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if is_mapping(c) else c,
+    "initContainerStatuses": lambda c: _pick(c, KEPT_STATUS_CONTAINER) if is_mapping(c) else c,
+    "conditions": lambda c: c if is_mapping(c) and c.get("type") in KEPT_CONDITION_TYPES else DROP,
 }
 # The kept fields taken as they are, in the order a trimmed pod lists them (the trimmed lists follow).
 PLAIN_SPEC = tuple(k for k in KEPT_SPEC if k not in _TRIM_SPEC)
@@ -196,18 +197,18 @@ def slim_pod(raw: Mapping[str, Any], *, intern: bool = True) -> SlimPod:
     spec = raw.get("spec")
     status = raw.get("status")
     out = SlimPod(kind="Pod")
-    if _is_map(meta):
+    if is_mapping(meta):
         kept = _pick(meta, KEPT_METADATA)
         out["metadata"] = intern_metadata(kept) if intern else kept
     elif meta is not None:
         out["metadata"] = meta
-    if _is_map(spec):
+    if is_mapping(spec):
         slim_spec = _pick(spec, PLAIN_SPEC)
         _trim_fields(spec, slim_spec, _SPEC_FIELDS)
         out["spec"] = shared(slim_spec)
     elif spec is not None:
         out["spec"] = spec
-    if _is_map(status):
+    if is_mapping(status):
         slim_status = _pick(status, PLAIN_STATUS)
         _trim_fields(status, slim_status, _STATUS_FIELDS)
         out["status"] = shared(slim_status)
@@ -270,7 +271,7 @@ class PodRecord:
 
     def __init__(self, raw: Mapping[str, Any], *, minor: int = 37) -> None:
         """``minor``: the release whose rules count a resized pod's requests (see kube.resources)."""
-        if not isinstance(raw, Mapping):
+        if not is_mapping(raw):
             raise RecordError(f"Pod: expected an object, got {type(raw).__name__}")
         meta = _mapping(raw.get("metadata"), "metadata")
         spec = _mapping(raw.get("spec"), "spec")
@@ -379,7 +380,7 @@ _RESOURCE_WEIGHT = 600  # a Resource and its scalar dict, beside the key's bytes
 
 
 def _resource_fields(container: Any) -> Any:
-    if not isinstance(container, Mapping):
+    if not is_mapping(container):
         return container  # let the full computation report the error
     return (container.get("name"), container.get("resources"), container.get("restartPolicy"))
 
@@ -391,12 +392,12 @@ def _status_resource_fields(status: Mapping[str, Any]) -> Any:
         entries = status.get(field) or []
         if not isinstance(entries, list):
             return status  # malformed: key on everything, the computation will report it
-        statuses += [(c.get("name"), c.get("allocatedResources"), c.get("resources")) if isinstance(c, Mapping)
+        statuses += [(c.get("name"), c.get("allocatedResources"), c.get("resources")) if is_mapping(c)
                      else c for c in entries]
     conditions = status.get("conditions") or []
     if not isinstance(conditions, list):
         return status
-    resize = [c for c in conditions if isinstance(c, Mapping) and c.get("type") == "PodResizePending"]
+    resize = [c for c in conditions if is_mapping(c) and c.get("type") == "PodResizePending"]
     return statuses, resize
 
 
@@ -435,7 +436,7 @@ def resource_status_key(raw: Mapping[str, Any]) -> bytes:
     it cannot be encoded)."""
     status = raw.get("status")
     try:
-        return exact_bytes(orjson.dumps(_status_resource_fields(status) if isinstance(status, Mapping) else status))
+        return exact_bytes(orjson.dumps(_status_resource_fields(status) if is_mapping(status) else status))
     except TypeError:
         return b""
 
@@ -453,7 +454,7 @@ def _pod_resources(raw: Mapping[str, Any], spec: Mapping[str, Any], on_node: boo
     incoming pod has none.
     """
     status = raw.get("status") if on_node else None
-    status_fields = _status_resource_fields(status) if isinstance(status, Mapping) else None
+    status_fields = _status_resource_fields(status) if is_mapping(status) else None
     key = b""
     if spec_key:
         try:
@@ -543,7 +544,7 @@ class NodeRecord:
     )
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
-        if not isinstance(raw, Mapping):
+        if not is_mapping(raw):
             raise RecordError(f"Node: expected an object, got {type(raw).__name__}")
         meta = _mapping(raw.get("metadata"), "metadata")
         spec = _mapping(raw.get("spec"), "spec")

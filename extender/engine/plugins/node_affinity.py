@@ -123,6 +123,8 @@ def required_mask(required: RequiredNodeAffinity, batch: NodeBatch) -> BoolArray
     is kept with them for that compiled affinity (NodeColumns.by_records) and gathered: the replicas of a
     template share one compiled affinity (required_node_affinity), and Filter and PodTopologySpread's node
     inclusion both ask, request after request, over the same node records."""
+    if required.empty:  # most pods: every node (no memo to look up, no mask to gather)
+        return np.ones(len(batch), np.bool_)
     if required.affinity is not None and _reads_fields(required.affinity.terms):
         return _required_mask(required, batch)
     mask: BoolArray = batch.of_every_row((_REQUIRED_MEMO, required), lambda every: _required_mask(required, every))

@@ -696,3 +696,25 @@ def test_a_pod_is_found_by_name_through_its_whole_life() -> None:
     assert twin.find_pod("default", "web-0").uid == "u-new"
     assert cache.find_pod("other", "web-0") is None
     assert cache._named == {}
+
+
+def test_pod_records_read_any_mapping_as_an_object_and_refuse_anything_else() -> None:
+    """The JSON-object check tests for a dict first (the usual case, and the cheapest); other mappings are
+    objects too, and a list where an object belongs is refused with its field named."""
+    from types import MappingProxyType
+
+    from extender.cluster.records import SlimPod, is_mapping
+
+    pod = make_pod("web-1", requests=[{"cpu": "250m", "memory": "64Mi"}], labels={"app": "web"},
+                   tolerations=[{"key": "k", "operator": "Exists"}])
+    proxied = MappingProxyType({**pod, "metadata": MappingProxyType(pod["metadata"]),
+                                "spec": MappingProxyType(pod["spec"])})
+    read, plain = PodRecord(proxied), PodRecord(pod)
+    assert (read.name, read.labels, read.requests, read.tolerations, read.resource_key) == \
+        (plain.name, plain.labels, plain.requests, plain.tolerations, plain.resource_key)
+    with pytest.raises(RecordError, match="spec: expected an object, got list"):
+        PodRecord({**pod, "spec": []})
+    with pytest.raises(RecordError, match="Pod: expected an object, got list"):
+        PodRecord([])  # type: ignore[arg-type]
+    assert is_mapping({}) and is_mapping(SlimPod()) and is_mapping(MappingProxyType({}))
+    assert not is_mapping([]) and not is_mapping("spec") and not is_mapping(None)
