@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from extender.cluster.records import is_mapping
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -116,7 +115,7 @@ def fold_keys(body: Any, model: type[BaseModel]) -> dict[str, Any]:
     case fold onto one field, their order in the text decides, so :class:`AmbiguousKeys` asks the caller to
     decode again with :func:`decode_keeping_key_order`.
     """
-    if not is_mapping(body):
+    if not isinstance(body, Mapping):
         raise WireError(f"expected a JSON object for {model.__name__}, got {type(body).__name__}")
     canonical = _canonical_names(model)
     folded: dict[str, Any] = {}
@@ -190,14 +189,14 @@ def decode_preemption(body: Any) -> ExtenderPreemptionArgs:
     folded = fold_keys(body, ExtenderPreemptionArgs)
     for field_name, model in (("NodeNameToVictims", Victims), ("NodeNameToMetaVictims", MetaVictims)):
         per_node = folded.get(field_name)
-        if not is_mapping(per_node):
+        if not isinstance(per_node, Mapping):
             continue
         nodes: dict[str, Any] = {}
         for node, victims in per_node.items():
-            if is_mapping(victims):
+            if isinstance(victims, Mapping):
                 victims = fold_keys(victims, model)
                 if model is MetaVictims and isinstance(victims.get("Pods"), list):
-                    victims["Pods"] = [fold_keys(p, MetaPod) if is_mapping(p) else p for p in victims["Pods"]]
+                    victims["Pods"] = [fold_keys(p, MetaPod) if isinstance(p, Mapping) else p for p in victims["Pods"]]
             nodes[node] = victims
         folded[field_name] = nodes
     return _validate(ExtenderPreemptionArgs, folded)

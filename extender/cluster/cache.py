@@ -23,7 +23,7 @@ from typing import Any
 from extender.cluster.dra_objects import DRA_KINDS, DRAObjects
 from extender.cluster.keys import object_key
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, is_mapping, slim_pod
+from extender.cluster.records import TERMINAL_PHASES, NodeRecord, PodRecord, slim_pod
 from extender.cluster.snapshot import Snapshot
 from extender.kube.release import Release, default_release
 
@@ -93,7 +93,7 @@ def equal_but(held: Any, new: Any, ignored: Ignored | tuple[Ignored]) -> bool:
     if isinstance(ignored, tuple):
         return isinstance(held, list) and isinstance(new, list) and len(held) == len(new) \
             and all(equal_but(a, b, ignored[0]) for a, b in zip(held, new, strict=True))
-    if not (is_mapping(held) and is_mapping(new)):
+    if not (isinstance(held, Mapping) and isinstance(new, Mapping)):
         return False
     if held.keys() != new.keys():
         skipped = {key for key, rule in ignored.items() if rule is None}
@@ -211,8 +211,8 @@ class ClusterCache:
         """The record held for this node when ``raw`` equals its object but for a heartbeat; the record then
         takes ``raw`` as its object (and its resourceVersion), so that it holds the current version. Nothing
         else of a record is derived from what a heartbeat changes, and plugins read nothing else of it."""
-        meta = raw.get("metadata") if is_mapping(raw) else None
-        if not is_mapping(meta) or not isinstance(meta.get("name"), str):
+        meta = raw.get("metadata") if isinstance(raw, Mapping) else None
+        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
             return None  # the full path reports what is wrong with it
         info = self._nodes.get(meta["name"])
         held = info.node if info is not None else None
@@ -242,7 +242,7 @@ class ClusterCache:
         relist of an unchanged pod) leaves the cache as it was: same record, same accounting, and no node
         changed for the next snapshot and the memos kept by node generation.
         """
-        slim = slim_pod(raw) if is_mapping(raw) else raw
+        slim = slim_pod(raw) if isinstance(raw, Mapping) else raw
         held = self._unchanged_pod(slim)
         if held is not None:
             return held
@@ -280,7 +280,7 @@ class ClusterCache:
         moving it off its node and back, as any other version does, would give the next request one more node
         to copy and every memo kept by node generation one more node to redo, for every pod bound. An event
         from before the Binding has no spec.nodeName and is not equal: the full path keeps the assumption."""
-        if not is_mapping(slim) or not is_mapping(slim.get("metadata")):
+        if not isinstance(slim, Mapping) or not isinstance(slim.get("metadata"), Mapping):
             return None  # the full path reports what is wrong with it
         key = source_key(slim, "Pod")
         state = self._pods.get(key)

@@ -19,7 +19,7 @@ import orjson
 from extender.cluster.cache import CacheError, ClusterCache, source_key
 from extender.cluster.columns import Int64Array, IntpArray, NodeBatch, NodeNames
 from extender.cluster.nodeinfo import NodeInfo
-from extender.cluster.records import NodeRecord, PodRecord, RecordError, is_mapping
+from extender.cluster.records import NodeRecord, PodRecord, RecordError
 from extender.cluster.snapshot import Snapshot
 from extender.engine.equivalence import EquivalenceCache, equivalence_key
 from extender.engine.framework import Code, CycleState
@@ -123,7 +123,7 @@ class HostScores:
 def _identity(raw: Mapping[str, Any]) -> tuple[str, str] | None:
     """A pod object's UID and resourceVersion, when it has both (an apiserver's object always does)."""
     meta = raw.get("metadata")
-    if not is_mapping(meta):
+    if not isinstance(meta, Mapping):
         return None
     uid, version = meta.get("uid"), meta.get("resourceVersion")
     if isinstance(uid, str) and uid and isinstance(version, str) and version:
@@ -173,7 +173,7 @@ class Scheduler:
     # ---- inputs --------------------------------------------------------------------------------
     def pod_record(self, raw: Any) -> PodRecord:
         """The incoming pod as a record, remembered for the next request of the same pod and for its bind."""
-        if not is_mapping(raw):
+        if not isinstance(raw, Mapping):
             raise RequestError("Pod: expected a Pod object")
         # kube-scheduler sends the same pod object to filter, then to prioritize: its record (with whatever
         # plugins derived from it) is built once. A record is reused only for a pod equal to it in full, so a
@@ -238,7 +238,7 @@ class Scheduler:
                 raw = sent.object
             except SentNodeError as err:
                 raise MalformedError(f"Nodes.items[{i}]: {err}") from None
-            if not is_mapping(raw):
+            if not isinstance(raw, Mapping):
                 raise RequestError(f"Nodes.items[{i}]: expected a Node object")
             try:
                 record = NodeRecord(raw)

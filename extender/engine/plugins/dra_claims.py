@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from extender.cluster.dra_objects import ClaimEntry, DRAView
-from extender.cluster.records import PodRecord, is_mapping
+from extender.cluster.records import PodRecord
 
 
 class ClaimsUnusable(Exception):
@@ -22,33 +22,33 @@ class ClaimsUnusable(Exception):
 def claim_meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """The object's metadata ({} when missing or malformed)."""
     meta = obj.get("metadata")
-    return meta if is_mapping(meta) else {}
+    return meta if isinstance(meta, Mapping) else {}
 
 
 def claim_status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """The object's status ({} when missing or malformed)."""
     status = obj.get("status")
-    return status if is_mapping(status) else {}
+    return status if isinstance(status, Mapping) else {}
 
 
 def claim_allocation(claim: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """``status.allocation``, or None for a claim not allocated."""
     allocation = claim_status(claim).get("allocation")
-    return allocation if is_mapping(allocation) else None
+    return allocation if isinstance(allocation, Mapping) else None
 
 
 def claim_requests(claim: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """``spec.devices.requests`` (the well-formed entries)."""
     spec = claim.get("spec")
-    devices = spec.get("devices") if is_mapping(spec) else None
-    requests = devices.get("requests") if is_mapping(devices) else None
-    return [r for r in requests if is_mapping(r)] if isinstance(requests, list) else []
+    devices = spec.get("devices") if isinstance(spec, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    return [r for r in requests if isinstance(r, Mapping)] if isinstance(requests, list) else []
 
 
 def _controlled_by(claim: Mapping[str, Any], uid: str) -> bool:
     """metav1.IsControlledBy: the claim's controller owner reference has the pod's UID."""
     for ref in claim_meta(claim).get("ownerReferences") or []:
-        if is_mapping(ref) and ref.get("controller") is True:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
             return str(ref.get("uid") or "") == uid
     return False
 
@@ -91,16 +91,16 @@ def pod_claims(pod: PodRecord, dra: DRAView) -> list[ClaimEntry]:
 def _claim_refs(pod: PodRecord) -> list[tuple[str | None, bool] | ClaimsUnusable]:
     """Each spec.resourceClaims entry resolved to (claim name, must check owner), as resourceclaim.Name."""
     spec = pod.raw.get("spec")
-    entries = spec.get("resourceClaims") if is_mapping(spec) else None
+    entries = spec.get("resourceClaims") if isinstance(spec, Mapping) else None
     if not isinstance(entries, list):
         return []
     status = pod.raw.get("status")
-    statuses = status.get("resourceClaimStatuses") if is_mapping(status) else None
-    generated: list[Mapping[str, Any]] = [s for s in statuses if is_mapping(s)] \
+    statuses = status.get("resourceClaimStatuses") if isinstance(status, Mapping) else None
+    generated: list[Mapping[str, Any]] = [s for s in statuses if isinstance(s, Mapping)] \
         if isinstance(statuses, list) else []
     refs: list[tuple[str | None, bool] | ClaimsUnusable] = []
     for entry in entries:
-        if not is_mapping(entry):
+        if not isinstance(entry, Mapping):
             continue
         entry_name = str(entry.get("name") or "")
         if entry.get("resourceClaimName") is not None:
@@ -124,14 +124,14 @@ def _claim_refs(pod: PodRecord) -> list[tuple[str | None, bool] | ClaimsUnusable
 def has_claims(pod: PodRecord) -> bool:
     """Whether the pod lists any ResourceClaim (cheap: no lookup)."""
     spec = pod.raw.get("spec")
-    return is_mapping(spec) and bool(spec.get("resourceClaims"))
+    return isinstance(spec, Mapping) and bool(spec.get("resourceClaims"))
 
 
 def _condition_true(conditions: Any, condition_type: Any) -> Mapping[str, Any] | None:
     if not isinstance(conditions, list):
         return None
     for cond in conditions:
-        if is_mapping(cond) and cond.get("type") == condition_type:
+        if isinstance(cond, Mapping) and cond.get("type") == condition_type:
             return cond
     return None
 
@@ -149,14 +149,14 @@ def claim_ready_for_binding(claim: Mapping[str, Any]) -> bool:
     if allocation is None:
         return False
     devices = allocation.get("devices")
-    results = devices.get("results") if is_mapping(devices) else None
+    results = devices.get("results") if isinstance(devices, Mapping) else None
     statuses = claim_status(claim).get("devices")
     for result in results if isinstance(results, list) else []:
-        if not is_mapping(result) or not result.get("bindingConditions"):
+        if not isinstance(result, Mapping) or not result.get("bindingConditions"):
             continue
         device_status = None
         for candidate in statuses if isinstance(statuses, list) else []:
-            if is_mapping(candidate) and all(
+            if isinstance(candidate, Mapping) and all(
                     candidate.get(k) == result.get(k) for k in ("device", "driver", "pool")):
                 device_status = candidate
                 break
@@ -183,8 +183,8 @@ def claim_binding_timed_out(claim: Mapping[str, Any], binding_timeout: float, no
     if not isinstance(stamp, str) or not stamp:
         return False
     devices = allocation.get("devices")
-    results = devices.get("results") if is_mapping(devices) else None
-    if not any(is_mapping(r) and r.get("bindingConditions") is not None
+    results = devices.get("results") if isinstance(devices, Mapping) else None
+    if not any(isinstance(r, Mapping) and r.get("bindingConditions") is not None
                for r in (results if isinstance(results, list) else [])):
         return False
     try:
