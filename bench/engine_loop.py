@@ -100,7 +100,7 @@ def worker(folder: Path) -> dict[str, Any]:
     untimed = [0.0]  # seconds of a block spent choosing a pod's window again or evicting (left out of its figures)
     # Written one int64 per 64-byte line: every line of the buffer is dirtied, so that it displaces what a step
     # left in the caches (numpy: one call, whatever its size).
-    buffer = np.zeros(int(loop.get("evict_mb", 0)) * (1 << 20) // 8, np.int64)
+    buffer = np.zeros(int(loop["evict_mb"]) * (1 << 20) // 8, np.int64)
 
     def evict() -> None:
         """Fill the CPU's caches with the buffer (outside the timing): what other processes leave in kube-scheduler's

@@ -27,12 +27,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httptools
 import orjson
 
-from bench.watch_floor import open_watch
+from bench.watch_floor import Apiserver, open_watch
 from extender.kubeapi.config import ClusterConfig, from_kubeconfig
 
 
@@ -76,14 +75,8 @@ class BindingPoster:
     """POSTs Bindings to the apiserver on kept-alive connections, opening one more whenever all are busy."""
 
     def __init__(self, config: ClusterConfig) -> None:
-        url = urlsplit(config.server)
-        self._tls: Any = config.ssl_context() if url.scheme == "https" else None
-        self._host = url.hostname or "127.0.0.1"
-        self._port = url.port or (443 if self._tls else 80)
-        self._server_name = (config.tls_server_name or url.hostname) if self._tls else None
-        token = config.tokens.token()
-        self._head = (f"Host: {url.netloc}\r\nAccept: application/json\r\nContent-Type: application/json\r\n"
-                      + (f"Authorization: Bearer {token}\r\n" if token else "")).encode("latin-1")
+        self._apiserver = Apiserver.of(config)
+        self._head = (self._apiserver.headers + "Content-Type: application/json\r\n").encode("latin-1")
         self._idle: list[_Exchange] = []
 
     async def bind(self, namespace: str, name: str, uid: str, node: str) -> tuple[int, bytes]:
@@ -98,8 +91,9 @@ class BindingPoster:
         if self._idle:
             exchange = self._idle.pop()
         else:
-            _, exchange = await asyncio.get_running_loop().create_connection(
-                _Exchange, self._host, self._port, ssl=self._tls, server_hostname=self._server_name)
+            made = await self._apiserver.connect(_Exchange)
+            assert isinstance(made, _Exchange)
+            exchange = made
         answer = await exchange.send(request)
         if exchange.open:
             self._idle.append(exchange)

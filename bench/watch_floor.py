@@ -15,6 +15,8 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -55,6 +57,35 @@ class CountingWatch(asyncio.Protocol):
             self.ended.set_result(None)
 
 
+@dataclass(frozen=True)
+class Apiserver:
+    """Where a kubeconfig's apiserver is, for requests written by hand on a raw connection: its address, TLS
+    (None over plain HTTP) and the headers every request carries (Host, Accept, the bearer token)."""
+
+    host: str
+    port: int
+    tls: Any
+    server_name: str | None
+    headers: str  # header lines, each ending in CRLF
+
+    @classmethod
+    def of(cls, config: ClusterConfig) -> Apiserver:
+        """The kubeconfig's apiserver (its token read now)."""
+        url = urlsplit(config.server)
+        tls: Any = config.ssl_context() if url.scheme == "https" else None
+        token = config.tokens.token()
+        return cls(url.hostname or "127.0.0.1", url.port or (443 if tls else 80), tls,
+                   (config.tls_server_name or url.hostname) if tls else None,
+                   f"Host: {url.netloc}\r\nAccept: application/json\r\n"
+                   + (f"Authorization: Bearer {token}\r\n" if token else ""))
+
+    async def connect(self, protocol: Callable[[], asyncio.Protocol]) -> asyncio.Protocol:
+        """A new connection to it, with ``protocol()`` reading it."""
+        _, made = await asyncio.get_running_loop().create_connection(
+            protocol, self.host, self.port, ssl=self.tls, server_hostname=self.server_name)
+        return made
+
+
 async def open_watch(config: ClusterConfig) -> tuple[CountingWatch, asyncio.Future[None]]:
     """The Pod watch as the service opens it (listed for a resourceVersion first), counted by a CountingWatch:
     (the protocol, a future done when the connection ends). Also bench.floor_extender's watch."""
@@ -69,19 +100,13 @@ async def open_watch(config: ClusterConfig) -> tuple[CountingWatch, asyncio.Futu
             return str(listed.json()["metadata"]["resourceVersion"])
 
     version = await asyncio.to_thread(listed_version)  # off the loop: a caller's server keeps answering
-    url = urlsplit(config.server)
+    apiserver = Apiserver.of(config)
     query = urlencode({**POD_PARAMS, "watch": "true", "resourceVersion": version, "allowWatchBookmarks": "true",
                        "timeoutSeconds": 3600})
-    head = f"GET /api/v1/pods?{query} HTTP/1.1\r\nHost: {url.netloc}\r\nAccept: application/json\r\n"
-    if token:
-        head += f"Authorization: Bearer {token}\r\n"
-    loop = asyncio.get_running_loop()
-    ended: asyncio.Future[None] = loop.create_future()
-    tls = context if url.scheme == "https" else None
-    _, protocol = await loop.create_connection(
-        lambda: CountingWatch((head + "\r\n").encode("latin-1"), ended), url.hostname,
-        url.port or (443 if tls else 80), ssl=tls,
-        server_hostname=(config.tls_server_name or url.hostname) if tls else None)
+    request = f"GET /api/v1/pods?{query} HTTP/1.1\r\n{apiserver.headers}\r\n".encode("latin-1")
+    ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    protocol = await apiserver.connect(lambda: CountingWatch(request, ended))
+    assert isinstance(protocol, CountingWatch)
     return protocol, ended
 
 
