@@ -117,7 +117,7 @@ class LabelCounts(Mapping[str, int]):
         return int(self.counts[code])
 
     def __iter__(self) -> Iterator[str]:
-        values = self.columns.label_values[self.key]
+        values = self.columns.label_values.get(self.key, [])  # no node has the key: no count either
         return iter([values[code] for code in (self.counts > 0).nonzero()[0].tolist()])
 
     def __len__(self) -> int:
@@ -487,12 +487,15 @@ class NodeBatch(Sequence[NodeInfo]):
     def label_table(self, key: str, by_value: Mapping[str, int]) -> Int64Array:
         """Each node's entry of ``by_value`` for its value of ``key`` (0 where absent or the node lacks it)."""
         codes = self.label_codes(key)
-        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.int64)
-        known = self.columns._label_codes.get(key, {})
-        for value, entry in by_value.items():
-            code = known.get(value)
-            if code is not None:
-                table[code] = entry
+        table = np.zeros(len(self.columns.label_values.get(key, ())) + 1, np.int64)  # -1 reads the last entry
+        if isinstance(by_value, LabelCounts) and by_value.columns is self.columns and by_value.key == key:
+            table[:len(by_value.counts)] = by_value.counts
+        else:
+            known = self.columns._label_codes.get(key, {})
+            for value, entry in by_value.items():
+                code = known.get(value)
+                if code is not None:
+                    table[code] = entry
         gathered: Int64Array = table[codes]
         return gathered
 

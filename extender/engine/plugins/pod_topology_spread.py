@@ -13,7 +13,9 @@ TaintTolerationComparisonOperators (alpha, off). minDomains has no gate any more
 below mirror upstream's ``enable*`` fields so that tests can port the gate-off cases.
 
 Counting (PreFilter, PreScore) reads every node of the snapshot, as upstream reads the snapshot's node
-list rather than the candidates; Filter and Score are O(#constraints) dictionary lookups, except that
+list rather than the candidates. Upstream's map of matching pods per topology value is held as an array over
+the value codes of the snapshot's columns (:class:`_Domains`, a LabelCounts and its domains), so that Filter
+and Score gather their nodes' counts by label code, a hostname topology's one domain per node included;
 Score counts the node's own pods for a hostname constraint, as upstream does.
 """
 
@@ -25,7 +27,16 @@ from typing import Any, ClassVar, Final
 import numpy as np
 import numpy.typing as npt
 
-from extender.cluster.columns import BoolArray, Int64Array, NodeBatch, distinct, trunc_div
+from extender.cluster.columns import (
+    BoolArray,
+    Int64Array,
+    IntpArray,
+    LabelCounts,
+    NodeBatch,
+    NodeColumns,
+    distinct,
+    trunc_div,
+)
 from extender.cluster.nodeinfo import NodeInfo
 from extender.cluster.records import PodRecord
 from extender.engine.framework import (
@@ -89,44 +100,114 @@ _MISSING_LABEL: Final = unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
 
 
 class _FilterState:
-    """preFilterState reduced to what Filter needs, per constraint in order: the topology key, the
-    matching pods per domain, and the largest count a domain may hold (maxSkew + global minimum -
-    self-match), so that Filter is one lookup and one comparison per constraint."""
+    """preFilterState reduced to what Filter needs, per constraint in order: the topology key, the matching
+    pods per domain, and the largest count a domain may hold (maxSkew + global minimum - self-match), so that
+    Filter is one gather and one comparison per constraint."""
 
-    __slots__ = ("checks", "constraints", "counts", "critical_min")
+    __slots__ = ("checks", "constraints", "critical_min", "domains")
 
-    def __init__(self, constraints: list[SpreadConstraint], counts: list[dict[str, int]], pod: PodRecord) -> None:
+    def __init__(self, constraints: list[SpreadConstraint], domains: list[_Domains], pod: PodRecord) -> None:
         self.constraints = constraints
-        self.counts = counts
+        self.domains = domains
         # criticalPaths[i][0].MatchNum: however the domains are visited, it ends up holding the smallest
         # count, or MaxInt32 when there is no domain (filtering.go:104).
-        self.critical_min = [min(per_domain.values(), default=MAX_INT32) for per_domain in counts]
-        checks: list[tuple[str, dict[str, int], int]] = []
-        for c, per_domain, lowest in zip(constraints, counts, self.critical_min, strict=True):
+        self.critical_min = [d.lowest() for d in domains]
+        checks: list[tuple[str, _Domains, int]] = []
+        for c, counted, lowest in zip(constraints, domains, self.critical_min, strict=True):
             # minMatchNum: with fewer eligible domains than minDomains the global minimum is 0 (filtering.go:55).
-            if len(per_domain) < c.min_domains:
+            if counted.size() < c.min_domains:
                 lowest = 0
             self_match = 1 if c.selector.matches(pod.labels) else 0
             # Filter's test "matchNum + selfMatchNum - minMatchNum > maxSkew", rearranged.
-            checks.append((c.topology_key, per_domain, c.max_skew + lowest - self_match))
+            checks.append((c.topology_key, counted, c.max_skew + lowest - self_match))
         self.checks = tuple(checks)
+
+    @property
+    def counts(self) -> list[dict[str, int]]:
+        """upstream's TpPairToMatchNum, per constraint: matching pods per domain (0 for a domain without any)."""
+        return [d.by_value() for d in self.domains]
 
 
 class _ScoreState:
     """preScoreState: constraints, ignored nodes, per-domain counts and normalizing weights."""
 
-    __slots__ = ("constraints", "counts", "ignored", "ignored_mask", "namespace", "require_all", "weights")
+    __slots__ = ("constraints", "domains", "ignored", "ignored_mask", "namespace", "require_all", "weights")
 
-    def __init__(self, constraints: list[SpreadConstraint], counts: list[dict[str, int]], weights: list[float],
+    def __init__(self, constraints: list[SpreadConstraint], domains: list[_Domains | None], weights: list[float],
                  ignored: set[str], ignored_mask: BoolArray, namespace: str, require_all: bool) -> None:
         self.require_all = require_all
         self.constraints = constraints
-        self.counts = counts
+        self.domains = domains  # None for a hostname constraint: Score counts the node's own pods
         self.weights = weights
         self.ignored = ignored
         # Over the nodes PreScore saw, in order: Score and NormalizeScore receive them in this order.
         self.ignored_mask = ignored_mask
         self.namespace = namespace
+
+    @property
+    def counts(self) -> list[dict[str, int]]:
+        """upstream's TopologyValueToPodCounts, per constraint ({} for hostname)."""
+        return [d.by_value() if d is not None else {} for d in self.domains]
+
+
+class _Domains:
+    """One constraint's topology domains and the matching pods in each, counted over the snapshot's nodes.
+
+    ``pods`` holds the counts by value code of the key in the snapshot's columns (Filter and Score gather it by
+    their nodes' codes); pods on counted nodes without the key are ``missing`` (upstream's value "", whose
+    domain they share with nodes labelled with an empty value: see _slots). The domains (a domain exists at 0
+    pods) are ``slots`` of ``columns``: codes of the key shifted by one, 0 for nodes without it. For PreFilter
+    they are the values of the nodes counted; for PreScore those of the candidates."""
+
+    __slots__ = ("columns", "missing", "pods", "slots")
+
+    def __init__(self, pods: LabelCounts, missing: int, slots: IntpArray, columns: NodeColumns) -> None:
+        self.pods = pods
+        self.missing = missing
+        self.slots = slots
+        self.columns = columns
+
+    def size(self) -> int:
+        """How many domains there are."""
+        return len(self.slots)
+
+    def lowest(self) -> int:
+        """The smallest count of a domain (MaxInt32 without any)."""
+        if not len(self.slots):
+            return MAX_INT32
+        assert self.columns is self.pods.columns
+        by_slot = np.concatenate((np.array([self.missing], np.int64), self.pods.counts))
+        return int(by_slot[self.slots].min())
+
+    def on(self, batch: NodeBatch) -> Int64Array:
+        """The count of each node's domain (0 for a node without the key, or of a value with no pods)."""
+        key, pods = self.pods.key, self.pods
+        if self.missing and batch.columns is not pods.columns and "" not in pods.columns._label_codes.get(key, {}):
+            # Nodes of other columns (a NodeList sent in full) labelled with an empty value: their domain holds
+            # the pods of the snapshot's nodes without the key.
+            return batch.label_table(key, {**pods, "": self.missing})
+        return batch.label_table(key, pods)
+
+    def by_value(self) -> dict[str, int]:
+        """The counts by domain value ("" for nodes without the key)."""
+        key, pods = self.pods.key, self.pods
+        values = self.columns.label_values.get(key, [])
+        empty_coded = "" in pods.columns._label_codes.get(key, {})
+        out: dict[str, int] = {}
+        for slot in self.slots.tolist():
+            value = values[slot - 1] if slot else ""
+            out[value] = self.missing if value == "" and not empty_coded else pods.get(value, 0)
+        return out
+
+
+def _slots(codes: npt.NDArray[np.int32], key: str, columns: NodeColumns) -> npt.NDArray[np.int32]:
+    """Codes of ``key`` shifted by one, a node without the key reading as the empty value: the empty value's own
+    slot where a node carries it (upstream keys both by the value ""), else slot 0."""
+    slots: npt.NDArray[np.int32] = codes + 1
+    empty = columns._label_codes.get(key, {}).get("")
+    if empty is not None:
+        slots[slots == 0] = empty + 1
+    return slots
 
 
 @register
@@ -184,19 +265,21 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_affinity,
                                  c.honor_taints) for c in defaults]
 
-    def _eligible(self, pod: PodRecord, constraints: list[SpreadConstraint], batch: NodeBatch) -> list[BoolArray]:
-        """matchNodeInclusionPolicies over a batch, per constraint: the nodes whose pods count.
+    def _eligible(self, pod: PodRecord, constraints: list[SpreadConstraint],
+                  batch: NodeBatch) -> list[BoolArray | None]:
+        """matchNodeInclusionPolicies over a batch, per constraint: the nodes whose pods count (None: every node).
 
         The pod's required node affinity is one column mask (parse errors are ignored for backwards
         compatibility, common.go:45: an invalid term simply never matches) and the taint check is evaluated
         once per distinct taint list. With the gate off, only nodes passing the affinity count at all.
         """
         gate = self.enable_node_inclusion_policy
-        everywhere = np.ones(len(batch), np.bool_)
-        affinity = everywhere
+        affinity: BoolArray | None = None
         if not gate or any(c.honor_affinity for c in constraints):
-            affinity = required_mask(required_node_affinity(pod), batch)
-        taints = everywhere
+            required = required_node_affinity(pod)
+            if not required.empty:
+                affinity = required_mask(required, batch)
+        taints: BoolArray | None = None
         if gate and any(c.honor_taints for c in constraints):
             tolerations, operators = pod.tolerations, self.enable_taint_comparison_operators
             taints = batch.by_taints(lambda listed: not listed or find_untolerated_taint(
@@ -204,27 +287,24 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
                 np.bool_)
         if not gate:
             return [affinity for _ in constraints]
-        return [(affinity if c.honor_affinity else everywhere) & (taints if c.honor_taints else everywhere)
+        return [_both(affinity if c.honor_affinity else None, taints if c.honor_taints else None)
                 for c in constraints]
 
-    def _domain_counts(self, batch: NodeBatch, key: str, counted: BoolArray, selector: SpreadSelector,
-                       namespace: str, state: CycleState, missing: str | None) -> dict[str, int]:
-        """Matching pods per value of ``key`` over the ``counted`` nodes of the batch, every value seen
-        getting an entry even at 0. A node without the label is counted under ``missing`` (or not at all)."""
-        codes = batch.label_codes(key).astype(np.int64) + 1  # 0: no such label
-        if missing is None:
-            counted = counted & (codes > 0)
-        matching = self.match_counts.counts(batch, selector, namespace, state.snapshot.columns, self.pod_groups)
-        chosen = codes[counted]
-        sums = np.bincount(chosen, weights=matching[counted].astype(np.float64))
-        seen = np.bincount(chosen)
-        values = batch.columns.label_values.get(key, [])
-        out: dict[str, int] = {}
-        for code in seen.nonzero()[0].tolist():
-            value = values[code - 1] if code else missing
-            assert value is not None
-            out[value] = out.get(value, 0) + int(sums[code])
-        return out
+    def _domains(self, every: NodeBatch, key: str, counted: BoolArray | None, selector: SpreadSelector,
+                 namespace: str, state: CycleState, domains: tuple[IntpArray, NodeColumns] | None) -> _Domains:
+        """Matching pods per value of ``key`` over the ``counted`` nodes of ``every`` (None: all of them).
+
+        The domains are the values of the counted nodes, or those given (the candidates': slots of their
+        columns)."""
+        columns = every.columns
+        slots = _slots(every.label_codes(key), key, columns)
+        matching = self.match_counts.counts(every, selector, namespace, state.snapshot.columns, self.pod_groups)
+        if counted is not None:
+            slots, matching = slots[counted], matching[counted]
+        pods = np.bincount(slots, weights=matching, minlength=len(columns.label_values.get(key, ())) + 1)
+        if domains is None:
+            domains = (distinct(slots), columns)
+        return _Domains(LabelCounts(columns, key, pods[1:].astype(np.int64)), int(pods[0]), *domains)
 
     # ---- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -237,13 +317,13 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         # Upstream counts over all nodes of the snapshot (PreFilter receives the full node list), not
         # only over the candidates the extender was sent; only nodes with every topology key count.
         every = state.snapshot.all_nodes()
-        has_keys = np.ones(len(every), np.bool_)
-        for c in constraints:
+        has_keys = every.label_codes(constraints[0].topology_key) >= 0
+        for c in constraints[1:]:
             has_keys &= every.label_codes(c.topology_key) >= 0
-        counts = [self._domain_counts(every, c.topology_key, has_keys & eligible, c.selector, pod.namespace,
-                                      state, None)
-                  for c, eligible in zip(constraints, self._eligible(pod, constraints, every), strict=True)]
-        state.data[_PREFILTER_KEY] = _FilterState(constraints, counts, pod)
+        domains = [self._domains(every, c.topology_key, has_keys if eligible is None else has_keys & eligible,
+                                 c.selector, pod.namespace, state, None)
+                   for c, eligible in zip(constraints, self._eligible(pod, constraints, every), strict=True)]
+        state.data[_PREFILTER_KEY] = _FilterState(constraints, domains, pod)
         return None
 
     def filter_batch(self, state: CycleState, pod: PodRecord, batch: NodeBatch) -> Verdicts:
@@ -255,14 +335,10 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         # Constraints in order: the first one violated decides the reason (filtering.go:329).
         for key, per_domain, limit in prepared.checks:
             codes = batch.label_codes(key)
-            values = batch.columns.label_values.get(key, [])
-            over = np.zeros(len(values) + 1, np.bool_)  # code -1 (no label) reads the last entry
-            for code in distinct(codes).tolist():
-                if code >= 0:
-                    over[code] = per_domain.get(values[code], 0) > limit
+            over = per_domain.on(batch) > limit  # a domain without pods counts 0
             open_ = verdict == 0
             verdict[open_ & (codes < 0)] = 2
-            verdict[open_ & over[codes]] = 1
+            verdict[open_ & over & (codes >= 0)] = 1
         return Verdicts(verdict, (_NOT_MATCH, _MISSING_LABEL))
 
     # ---- scoring -------------------------------------------------------------------------------
@@ -286,36 +362,31 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
                 ignored_mask |= candidates.label_codes(c.topology_key) < 0
         kept = ~ignored_mask
         ignored = {nodes[i].name for i in ignored_mask.nonzero()[0].tolist()}
-        counts: list[dict[str, int]] = []
-        for c in constraints:
-            per_domain: dict[str, int] = {}
-            if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken in Score
-                values = candidates.columns.label_values.get(c.topology_key, [])
-                # A missing label reads as "" (only possible without require_all).
-                for code in distinct(candidates.label_codes(c.topology_key)[kept]).tolist():
-                    per_domain[values[code] if code >= 0 else ""] = 0
-            counts.append(per_domain)
+        every = state.snapshot.all_nodes()
+        counted: BoolArray | None = None
+        if require_all:
+            counted = every.label_codes(constraints[0].topology_key) >= 0
+            for c in constraints[1:]:
+                counted &= every.label_codes(c.topology_key) >= 0
+        domains: list[_Domains | None] = []
         weights: list[float] = []
-        for c, per_domain in zip(constraints, counts, strict=True):
-            size = len(nodes) - len(ignored) if c.topology_key == LABEL_HOSTNAME else len(per_domain)
-            weights.append(go_log(float(size + 2)))  # topologyNormalizingWeight
-
-        if any(c.topology_key != LABEL_HOSTNAME for c in constraints):
-            every = state.snapshot.all_nodes()
-            counted = np.ones(len(every), np.bool_)
-            if require_all:
-                for c in constraints:
-                    counted &= every.label_codes(c.topology_key) >= 0
-            for c, per_domain, eligible in zip(constraints, counts, self._eligible(pod, constraints, every),
-                                               strict=True):
-                if c.topology_key == LABEL_HOSTNAME:
-                    continue
-                found = self._domain_counts(every, c.topology_key, counted & eligible, c.selector, pod.namespace,
-                                            state, "")
-                # Only domains of candidate nodes are counted (scoring.go:182).
-                for value in per_domain:
-                    per_domain[value] += found.get(value, 0)
-        state.data[_PRESCORE_KEY] = _ScoreState(constraints, counts, weights, ignored, ignored_mask, pod.namespace,
+        eligible_masks: list[BoolArray | None] | None = None
+        for i, c in enumerate(constraints):
+            key = c.topology_key
+            if key == LABEL_HOSTNAME:  # per-node counts are taken in Score
+                domains.append(None)
+                weights.append(go_log(float(len(nodes) - len(ignored) + 2)))  # topologyNormalizingWeight
+                continue
+            # The candidates' domains (a missing label reads as "", only possible without require_all): only
+            # their counts are kept (scoring.go:182), and their number weighs the constraint.
+            own = distinct(_slots(candidates.label_codes(key), key, candidates.columns)[kept])
+            weights.append(go_log(float(len(own) + 2)))
+            if eligible_masks is None:
+                eligible_masks = self._eligible(pod, constraints, every)
+            eligible = eligible_masks[i]
+            domains.append(self._domains(every, key, _both(counted, eligible), c.selector, pod.namespace, state,
+                                         (own, candidates.columns)))
+        state.data[_PRESCORE_KEY] = _ScoreState(constraints, domains, weights, ignored, ignored_mask, pod.namespace,
                                                 require_all)
         return None
 
@@ -323,21 +394,16 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         prepared: _ScoreState = state.data[_PRESCORE_KEY]
         total = np.zeros(len(batch), np.float64)
         ignored = np.zeros(len(batch), np.bool_)
-        for c, per_domain, weight in zip(prepared.constraints, prepared.counts, prepared.weights, strict=True):
+        for c, domains, weight in zip(prepared.constraints, prepared.domains, prepared.weights, strict=True):
             codes = batch.label_codes(c.topology_key)
             if prepared.require_all:
                 ignored |= codes < 0
-            if c.topology_key == LABEL_HOSTNAME:
+            if domains is None:
                 # A hostname domain is the node itself: its pods are counted here (scoring.go:217).
                 count = self.match_counts.counts(batch, c.selector, prepared.namespace, state.snapshot.columns,
                                                  self.pod_groups)
             else:
-                values = batch.columns.label_values.get(c.topology_key, [])
-                table = np.zeros(len(values) + 1, np.int64)
-                for code in distinct(codes).tolist():
-                    if code >= 0:
-                        table[code] = per_domain.get(values[code], 0)
-                count = table[codes]
+                count = domains.on(batch)
             # scoreForCount: float64 arithmetic in this exact order (scoring.go:225); a node without the
             # label adds nothing for this constraint.
             term = count.astype(np.float64) * weight + float(c.max_skew - 1)
@@ -364,6 +430,13 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             out = trunc_div(MAX_NODE_SCORE * (highest + lowest - scores), highest)
         out[mask] = 0
         return out
+
+
+def _both(a: BoolArray | None, b: BoolArray | None) -> BoolArray | None:
+    """Two node masks ANDed, None standing for every node."""
+    if a is None:
+        return b
+    return a if b is None else a & b
 
 
 def _go_round(values: npt.NDArray[np.float64]) -> Int64Array:

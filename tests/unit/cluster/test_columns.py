@@ -192,6 +192,13 @@ def test_label_counts_read_as_their_positive_values_and_mask_as_a_dict_would() -
     # Counts over other columns (a NodeList sent in full) are read by value.
     other = NodeBatch.of([n.clone() for n in batch.nodes], None)
     assert other.label_in("zone", counts).tolist() == batch.label_in("zone", counts).tolist()
+    # As a table of each node's count (0 without the key), read by code or by value alike.
+    assert batch.label_table("zone", counts).tolist() == [2, 0, 2, 5, 0]
+    assert batch.label_table("zone", dict(counts)).tolist() == other.label_table("zone", counts).tolist() \
+        == [2, 0, 2, 5, 0]
+    # Counts of a key no node has are empty, and read as nothing anywhere.
+    nowhere = LabelCounts(columns, "rack", np.zeros(0, np.int64))
+    assert dict(nowhere) == {} and other.label_table("rack", nowhere).tolist() == [0] * 5
 
 
 def test_a_batch_of_nodes_from_another_snapshot_builds_its_own_columns() -> None:

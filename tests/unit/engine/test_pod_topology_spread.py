@@ -20,7 +20,8 @@ import pytest
 from plugin_harness import filter_verdicts, scores
 
 from extender.cluster.cache import ClusterCache
-from extender.cluster.records import PodRecord
+from extender.cluster.nodeinfo import NodeInfo
+from extender.cluster.records import NodeRecord, PodRecord
 from extender.cluster.snapshot import Snapshot
 from extender.engine.framework import SKIP, Code, CycleState
 from extender.engine.plugins.pod_topology_spread import (
@@ -2769,6 +2770,35 @@ def test_system_defaults_from_a_service() -> None:
     assert raw == {"n1": 14, "n2": 13, "n3": 6, "n4": 4}
     # NormalizeScore: 100 * (max + min - s) / max.
     assert scores(NAME, incoming, objects) == {"n1": 28, "n2": 35, "n3": 85, "n4": 100}
+
+
+def test_a_node_sent_in_full_with_an_empty_zone_shares_the_domain_of_nodes_without_one() -> None:
+    # Upstream keys a node without the zone label and one labelled with "" alike, by the value "". A node sent in
+    # full (a NodeList request: columns of its own) with zone "" reads the pods of the snapshot's zoneless n4.
+    incoming = PodRecord(pod("p", {"app": "web"}))
+    snap = snapshot_of(*DEFAULTING_NODES, *DEFAULTING_PODS, service("web", {"app": "web"}))
+    sent = NodeInfo("n5", NodeRecord(node("n5", {HOSTNAME: "n5", ZONE: ""})))
+    candidates = [sent, snap.node_infos["n3"]]
+    plugin = PodTopologySpread()
+    state = CycleState(snap)
+    assert plugin.pre_score(state, incoming, candidates) is None
+    assert state.data["PreScorePodTopologySpread"].counts == [{}, {"": 1, "z2": 0}]
+    raw = {info.name: plugin.score(state, incoming, info) for info in candidates}
+    assert raw == expected_system_default_raw({"n5": (0, 1), "n3": (0, 0)}, candidates=2, zones=2)
+
+
+def test_hard_hostname_spreading_counts_every_node_as_a_domain() -> None:
+    # One domain per node: the global minimum is the emptiest node's count, zero-count nodes included.
+    objects = [node(f"n{i}", {HOSTNAME: f"n{i}"}) for i in range(4)] + [
+        pod("e1", {"foo": ""}, node="n0"), pod("e2", {"foo": ""}, node="n0"), pod("e3", {"foo": ""}, node="n1")]
+    incoming = pod("p", {"foo": ""}, spread=[sc(1, HOSTNAME, HARD, FOO)])
+    snap = snapshot_of(*objects)
+    state = CycleState(snap)
+    assert PodTopologySpread(LIST_NO_DEFAULTS).pre_filter(state, PodRecord(incoming), snap.node_list) is None
+    prepared = state.data["PreFilterPodTopologySpread"]
+    assert prepared.counts == [{"n0": 2, "n1": 1, "n2": 0, "n3": 0}]
+    assert prepared.critical_min == [0]
+    assert filter_verdicts(NAME, incoming, objects) == {"n0": NOT_MATCH, "n1": NOT_MATCH, "n2": OK, "n3": OK}
 
 
 def test_system_defaults_need_a_selector() -> None:
