@@ -202,10 +202,11 @@ class ClusterIndex:
     """The snapshot's existing pods' terms, aggregated for counting, beside the profile's index of its pods by
     label set (``groups``, read for the incoming pod's terms; see the comment above)."""
 
-    __slots__ = ("_anti_views", "_columns", "_nodes", "anti_terms", "groups", "score_terms")
+    __slots__ = ("_anti_views", "_columns", "_every", "_groups", "_nodes", "anti_terms", "score_terms")
 
     def __init__(self, groups: PodGroups | None = None) -> None:
-        self.groups = groups if groups is not None else PodGroups()
+        self._groups = groups if groups is not None else PodGroups()
+        self._every: NodeBatch | None = None  # the batch of the last sync, which the groups are brought to
         self._nodes: NodeContributions[_NodeEntry] = NodeContributions(_NodeEntry.of, self._apply)
         self._columns: NodeColumns | None = None  # the columns of the last sync
         # existing required anti-affinity term -> topology value -> count
@@ -221,10 +222,18 @@ class ClusterIndex:
         """The nodes synced, by name: (their NodeInfo generation then, their terms)."""
         return self._nodes.held
 
+    @property
+    def groups(self) -> PodGroups:
+        """The pods by label set, brought to the nodes of the last sync on first read: only a pod with terms of
+        its own reads them (the existing pods' terms are this index's own), so most pods never wait for them."""
+        if self._every is not None:
+            self._groups.sync(self._every, complete=True)
+        return self._groups
+
     def sync(self, every: NodeBatch) -> None:
         """Bring the index to these nodes (a snapshot's every node): only changed nodes are redone, found by
         comparing the batch's generation column with the generations the index last saw in those rows."""
-        self.groups.sync(every, complete=True)
+        self._every = every
         if self._columns is not every.columns:
             self._anti_views.clear()
         self._columns = every.columns

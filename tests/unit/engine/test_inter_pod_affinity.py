@@ -536,6 +536,24 @@ def test_existing_anti_affinity_counts() -> None:
     assert naive_existing_counts(incoming, None, snapshot.pods_with_required_anti_affinity_nodes) == want
 
 
+def test_pods_without_terms_leave_the_label_groups_for_the_first_pod_that_reads_them() -> None:
+    # The existing pods' terms are the index's own; the pods by label set are only read for the incoming pod's
+    # terms, so a pod without any does not bring them up to date, and the next pod with terms counts exactly.
+    cache = ClusterCache()
+    cache.load([_rzh("nodeA", "z1"), _rzh("nodeB", "z2"), Pod().node("nodeA").label("foo", "").obj()])
+    index = ClusterIndex()
+    index.sync(cache.snapshot().all_nodes())
+    groups = index.groups  # read once: brought to that snapshot
+    cache.apply(Pod("late").node("nodeB").label("foo", "").obj())
+    plain = PodRecord(Pod().obj())
+    index.sync(cache.snapshot().all_nodes())
+    assert index.existing_anti_affinity_counts(plain, None) == {}
+    assert sum(every for _, every in groups.by_node()[("default", (("foo", ""),))].values()) == 1  # not read yet
+    wanting = pod_affinity_terms(PodRecord(Pod().aff_exists("foo", "zone").obj()))
+    affinity, _ = index.incoming_affinity_counts(wanting.required_affinity, ())
+    assert dict(affinity["zone"]) == {"z1": 1, "z2": 1}
+
+
 # ---- scoring_test.go: TestPreferredAffinity ----------------------------------------------------------------------
 
 AZ1 = {"az": "az1"}
