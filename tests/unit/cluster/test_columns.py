@@ -138,6 +138,12 @@ def test_columns_follow_every_change(seed: int) -> None:
                 r is not None and AFFINITY.matches(r.labels, r.name) for r in records]
             assert preferred_scores(PREFERRED, batch).tolist() == [
                 PREFERRED.score(r.labels, r.name) if r is not None else 0 for r in records]
+            # So are a function of the taints kept under a key (a template's tolerations), and without one.
+            def no_schedule(taints: tuple[Any, ...]) -> int:
+                return sum(t.effect == "NoSchedule" for t in taints)
+            want_counts = [no_schedule(r.taints) if r is not None else 0 for r in records]
+            assert batch.by_taints(no_schedule, np.int64, key="NoSchedule taints").tolist() == want_counts
+            assert batch.by_taints(no_schedule, np.int64).tolist() == want_counts
 
 
 _SSD_IN_A = {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]},
