@@ -83,6 +83,7 @@ LIST_DEFAULTING: Final = "List"
 
 _PREFILTER_KEY: Final = "PreFilterPodTopologySpread"
 _PRESCORE_KEY: Final = "PreScorePodTopologySpread"
+_ROW_COUNTS: Final = "PodTopologySpread matching pods by row"
 _CONSTRAINTS_PATH: Final = "spec.topologySpreadConstraints"
 _DEFAULTS_PATH: Final = "PodTopologySpread args.defaultConstraints"
 _DO_NOT_SCHEDULE_EFFECTS: Final = frozenset({"NoSchedule", "NoExecute"})
@@ -298,7 +299,13 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         columns)."""
         columns = every.columns
         slots = _slots(every.label_codes(key), key, columns)
-        matching = self.match_counts.counts(every, selector, namespace, state.snapshot.columns, self.pod_groups)
+        if columns is state.snapshot.columns:
+            by_row = self.match_counts.by_row(every, selector, namespace, self.pod_groups)
+            # A hostname constraint's Score with the same selector reads them too.
+            state.data.setdefault(_ROW_COUNTS, {})[(selector, namespace)] = by_row
+            matching = by_row[every.rows]
+        else:
+            matching = self.match_counts.counts(every, selector, namespace, state.snapshot.columns, self.pod_groups)
         if counted is not None:
             slots, matching = slots[counted], matching[counted]
         pods = np.bincount(slots, weights=matching, minlength=len(columns.label_values.get(key, ())) + 1)
@@ -399,9 +406,12 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             if prepared.require_all:
                 ignored |= codes < 0
             if domains is None:
-                # A hostname domain is the node itself: its pods are counted here (scoring.go:217).
-                count = self.match_counts.counts(batch, c.selector, prepared.namespace, state.snapshot.columns,
-                                                 self.pod_groups)
+                # A hostname domain is the node itself: its pods are counted here (scoring.go:217), or read from
+                # the counts PreScore brought up to date for the same selector over every node.
+                by_row = state.data.get(_ROW_COUNTS, {}).get((c.selector, prepared.namespace)) \
+                    if batch.columns is state.snapshot.columns else None
+                count = by_row[batch.rows] if by_row is not None else self.match_counts.counts(
+                    batch, c.selector, prepared.namespace, state.snapshot.columns, self.pod_groups)
             else:
                 count = domains.on(batch)
             # scoreForCount: float64 arithmetic in this exact order (scoring.go:225); a node without the

@@ -278,6 +278,13 @@ class MatchCounts:
                     entry = by_name[info.name] = (info.generation, count_matching(info, selector, namespace, seen))
                 out[i] = entry[1]
             return out
+        return self.by_row(batch, selector, namespace, groups)[batch.rows]
+
+    def by_row(self, batch: NodeBatch, selector: SpreadSelector, namespace: str, groups: PodGroups) -> Int64Array:
+        """The counts of the memo by row of the batch's columns (the snapshot's), brought up to date for the batch's
+        nodes: for a snapshot's every node, one array any batch of its nodes gathers from (until the cache changes).
+        """
+        memo = self._memo(selector, namespace)
         columns = batch.columns
         kept = memo.rows.follow(columns)
         if len(memo.counts) != columns.capacity or kept < len(memo.counts):
@@ -300,8 +307,7 @@ class MatchCounts:
                 assert info is not None
                 memo.counts[row] = count_matching(info, selector, namespace, seen)
                 memo.rows.generations[row] = info.generation
-        result: Int64Array = memo.counts[rows]
-        return result
+        return memo.counts
 
 
 #: Above this many stale rows a count goes through the pod-group index (a check per label set of the
