@@ -265,8 +265,8 @@ class MatchCounts:
         """count_matching for every node of the batch, through the memo. ``rows_of`` is the snapshot's
         columns: batches over them are memoised by row, others by node name. ``groups``: the profile's index
         of pods per label set, for counting many rows at once."""
-        memo = self._memo(selector, namespace)
         if batch.columns is not rows_of:
+            memo = self._memo(selector, namespace)
             by_name = memo.by_name
             if len(by_name) + len(batch) > _MAX_NAMED_COUNTS:
                 by_name.clear()  # names of nodes sent in full by requests: any number of distinct ones
