@@ -177,18 +177,18 @@ class NodeColumns:
             columns.infos[row] = node
         return columns
 
-    def by_records(self, key: Any, compute: Callable[[NodeBatch], T], key_bytes: int = 0) -> T:
+    def by_records(self, key: Any, compute: Callable[[NodeBatch], T]) -> T:
         """``compute`` over a batch of every row, kept under ``key`` until a row's node record is written (a
         node changed, or a row holds a new one): for values that read nothing of a node but its record (a label
         selector's mask over the rows). Free rows read as nodes without labels, taints or resources, and the
         batch's NodeInfos must not be read. A node's record changes only when its object does (not when pods
         come and go, nor on a kubelet's heartbeat), so a value serves request after request. Used on the
         cache's thread only (explain off it reads a frozen snapshot, whose batches build columns of their own).
-        ``key_bytes``: what the key holds beyond a small tuple (it is kept with the value)."""
+        The key is kept with the value and weighed by its text (a template's tolerations can be long)."""
         held: T | None = self._by_records.get(key)
         if held is None:
             held = compute(NodeBatch.of_rows(self, np.arange(self.capacity, dtype=np.intp)))
-            size = int(getattr(held, "nbytes", 0)) + 200 + key_bytes  # the key and the entry, beside an array's data
+            size = int(getattr(held, "nbytes", 0)) + 200 + len(repr(key))  # the entry and its key, beside the data
             if len(self._by_records) >= _BY_RECORDS_ENTRIES or self._by_records_bytes + size > _BY_RECORDS_BYTES:
                 self._forget_by_records()
             self._by_records[key] = held
@@ -429,11 +429,10 @@ class NodeBatch(Sequence[NodeInfo]):
             value = self._cache[key] = compute()
         return value
 
-    def of_every_row(self, key: Any, compute: Callable[[NodeBatch], npt.NDArray[Any]],
-                     key_bytes: int = 0) -> npt.NDArray[Any]:
+    def of_every_row(self, key: Any, compute: Callable[[NodeBatch], npt.NDArray[Any]]) -> npt.NDArray[Any]:
         """``compute`` over every row of the columns, kept with them (NodeColumns.by_records: for values read
         from the node records alone), gathered for these nodes."""
-        every: npt.NDArray[Any] = self.columns.by_records(key, compute, key_bytes)
+        every: npt.NDArray[Any] = self.columns.by_records(key, compute)
         return every[self.rows]
 
     def column(self, name: str) -> Int64Array:
@@ -458,12 +457,12 @@ class NodeBatch(Sequence[NodeInfo]):
         return column[self.rows] if column is not None else np.zeros(len(self.rows), np.int64)
 
     def by_taints(self, per_set: Callable[[tuple[Taint, ...]], Any], dtype: Any, *, key: Any = None,
-                  key_bytes: int = 0) -> npt.NDArray[Any]:
+                  ) -> npt.NDArray[Any]:
         """A function of a node's taints, evaluated once per distinct taint list and gathered. With ``key`` (what
         the function is made of, e.g. a template's shared tolerations), the values of every row are kept with
         the columns until a node record changes (of_every_row): a template's replicas only gather them."""
         if key is not None:
-            return self.of_every_row(("taints", key), lambda every: every.by_taints(per_set, dtype), key_bytes)
+            return self.of_every_row(("taints", key), lambda every: every.by_taints(per_set, dtype))
         codes = self.column("taint_code")
         table = np.zeros(len(self.columns.taint_sets), dtype)
         for code in distinct(codes).tolist():

@@ -132,11 +132,6 @@ class Toleration:
         )
 
 
-def tolerations_bytes(tolerations: tuple[Toleration, ...]) -> int:
-    """About what a tuple of tolerations holds in memory (for memos that keep one as part of a key)."""
-    return sum(120 + len(t.key) + len(t.value) for t in tolerations)
-
-
 def parse_taints(raw: object, *, path: str = "spec.taints") -> tuple[Taint, ...]:
     """Parse a node's ``spec.taints`` list (``None`` gives no taints)."""
     return tuple(Taint.from_dict(item, path=f"{path}[{index}]") for index, item in enumerate(_list(raw, path)))

@@ -73,7 +73,7 @@ from extender.kube.selectors import (
     SelectorError,
     label_key_errors,
 )
-from extender.kube.taints import find_untolerated_taint, tolerations_bytes
+from extender.kube.taints import find_untolerated_taint
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH: Final = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -285,7 +285,7 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             tolerations, operators = pod.tolerations, self.enable_taint_comparison_operators
             taints = batch.by_taints(lambda listed: not listed or find_untolerated_taint(
                 listed, tolerations, _DO_NOT_SCHEDULE_EFFECTS, enable_comparison_operators=operators) is None,
-                np.bool_, key=("PodTopologySpread", tolerations, operators), key_bytes=tolerations_bytes(tolerations))
+                np.bool_, key=("PodTopologySpread", tolerations, operators))
         if not gate:
             return [affinity for _ in constraints]
         return [_both(affinity if c.honor_affinity else None, taints if c.honor_taints else None)

@@ -20,7 +20,7 @@ from extender.engine.framework import (
     unresolvable,
 )
 from extender.engine.registry import register
-from extender.kube.taints import Taint, find_untolerated_taint, tolerates, tolerations_bytes
+from extender.kube.taints import Taint, find_untolerated_taint, tolerates
 
 # Since v1.35 (and 1.34 patches) the reason no longer names the taint (kubernetes PR #134740).
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
@@ -45,8 +45,7 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         def untolerated(taints: tuple[Taint, ...]) -> bool:
             return bool(taints) and find_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE_EFFECTS) is not None
 
-        return Verdicts.where(batch.by_taints(untolerated, np.bool_, key=("TaintToleration", tolerations),
-                                              key_bytes=tolerations_bytes(tolerations)),
+        return Verdicts.where(batch.by_taints(untolerated, np.bool_, key=("TaintToleration", tolerations)),
                               _UNTOLERATED)
 
     def pre_score(self, state: CycleState, pod: PodRecord, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -61,8 +60,7 @@ class TaintToleration(FilterPlugin, ScorePlugin):
             return sum(1 for taint in taints if taint.effect == "PreferNoSchedule"
                        and not any(tolerates(t, taint) for t in tolerations))
 
-        counts: Int64Array = batch.by_taints(count, np.int64, key=("TaintToleration.score", tolerations),
-                                             key_bytes=tolerations_bytes(tolerations))
+        counts: Int64Array = batch.by_taints(count, np.int64, key=("TaintToleration.score", tolerations))
         return counts
 
     def normalize_batch(self, state: CycleState, pod: PodRecord, scores: Int64Array) -> Int64Array:

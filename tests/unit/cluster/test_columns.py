@@ -13,6 +13,7 @@ from builders import make_node, make_pod
 
 from extender.cluster.cache import ClusterCache
 from extender.cluster.columns import (
+    _BY_RECORDS_BYTES,
     NUMERIC,
     LabelCounts,
     NodeBatch,
@@ -345,3 +346,17 @@ def test_node_contributions_sync_the_last_complete_batch_again_only_after_anothe
     applied.clear()
     index.sync(every, complete=True)
     assert applied == [("n1", 1, 0)]
+
+
+def test_values_kept_with_the_node_records_weigh_their_keys() -> None:
+    """A key (a template's tolerations, say) is kept with its value: long keys count against the memo's budget,
+    which starts again rather than grow past it."""
+    cache = ClusterCache()
+    cache.upsert_node(make_node("a"))
+    columns = cache.snapshot().columns
+    long_key = "x" * (3 << 20)  # 3 MiB of key text, a few bytes of value
+    for i in range(4):
+        columns.by_records((i, long_key), lambda every: np.zeros(len(every), np.int64))
+        assert columns._by_records_bytes >= len(long_key) * len(columns._by_records)
+        assert columns._by_records_bytes <= _BY_RECORDS_BYTES
+    assert len(columns._by_records) < 4
