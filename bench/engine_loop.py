@@ -114,6 +114,12 @@ def worker(folder: Path) -> dict[str, Any]:
         start = i * 7919 % len(nodes)  # a window moving round the cluster in a scattered order
         return (nodes[start:] + nodes[:start])[:names_per_pod]
 
+    def sent(names: list[str]) -> NodeNames:
+        """Names as filter's HTTP layer hands them over: decoded from the request's text, so each is a new string
+        (not the cache's own object, which a lookup would find by identity without comparing any text)."""
+        text = orjson.dumps(names)
+        return NodeNames(orjson.loads(text), text)
+
     def refit(wasted: float) -> None:
         """The nodes the template's pod fits now, when a pod's window held none of them: with hard spreading
         constraints, which nodes fit moves with every pod bound (kube-scheduler's own filters would send only
@@ -134,7 +140,7 @@ def worker(folder: Path) -> dict[str, Any]:
         pod["metadata"].update(name=name, uid=uid)
         created = event("ADDED", pod)
         names = window(i)
-        names_in = NodeNames(names, orjson.dumps(names))
+        names_in = sent(names)
         spent = [0.0] * len(STEPS)
         evict()
         began = time.perf_counter()
@@ -148,7 +154,7 @@ def worker(folder: Path) -> dict[str, Any]:
         if not answer.passed:  # kube-scheduler never sends a window of nodes that all fail its own filters
             refit(spent[1])
             names = window(i)
-            names_in = NodeNames(names, orjson.dumps(names))
+            names_in = sent(names)
             evict()
             began = time.perf_counter()
             answer = scheduler.filter(None, raw, names_in, None)

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import numpy as np
+import orjson
 import pytest
 from builders import make_node, make_pod
 
@@ -175,6 +176,31 @@ def test_memoised_name_lists_follow_nodes_coming_and_going() -> None:
     assert rows() == [None, "x", "a"]
     cache.upsert_node(make_node("d"))  # takes the freed row; "c" must still resolve to nothing
     assert rows() == [None, "x", "a"]
+
+
+def test_names_find_their_rows_through_the_name_keys_compactions() -> None:
+    # Nodes come one by one and in bursts, some leave and come back; the columns copy their name keys anew
+    # every so often (see NodeColumns._compact_names). Every name must still find the row holding its node.
+    rng = random.Random(5)
+    cache = ClusterCache()
+    present: set[str] = set()
+    for step in range(600):
+        name = f"node-{rng.randrange(400):03d}"
+        if name in present and rng.random() < 0.3:
+            cache.remove_node(name)
+            present.discard(name)
+        else:
+            cache.upsert_node(make_node(name))
+            present.add(name)
+        if rng.random() < 0.2:  # rows are written when a snapshot is taken: one at a time, or many at once
+            snapshot = cache.snapshot()
+            asked = [f"node-{i:03d}" for i in range(400)]
+            rows = snapshot.columns.rows_named(orjson.loads(orjson.dumps(asked)))  # new strings, as decoded
+            found = [snapshot.columns.infos[r].name if r >= 0 else None for r in rows.tolist()]  # type: ignore[union-attr]
+            assert found == [n if n in present else None for n in asked], step
+    columns = cache.snapshot().columns
+    # The keys were compacted: copies, not the node records' own name strings.
+    assert sum(key is not columns.infos[row].name for key, row in columns._rows.items()) > len(present) // 2  # type: ignore[union-attr]
 
 
 def test_label_counts_read_as_their_positive_values_and_mask_as_a_dict_would() -> None:
