@@ -77,7 +77,8 @@ def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: obj[k] for k in keys if k in obj}
 
 
-_UNIQUE_METADATA = frozenset({"name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp"})
+#: Metadata values unique to each pod (never interned: sharing them saves nothing).
+UNIQUE_METADATA = frozenset({"name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp"})
 _MAX_INTERNED = 256
 
 
@@ -103,6 +104,13 @@ def intern_values(obj: Any) -> Any:
             elif type(value) is dict or type(value) is list:
                 intern_values(value)
     return obj
+
+
+def intern_value(value: Any) -> Any:
+    """One JSON value with its strings interned: a string's shared copy, a dict's or list's strings in place."""
+    if type(value) is str:
+        return sys.intern(value) if len(value) <= _MAX_INTERNED else value
+    return intern_values(value)
 
 
 DROP: Any = object()  # a list element a trim leaves out
@@ -167,7 +175,7 @@ def _trim_fields(source: Mapping[str, Any], out: dict[str, Any], trims: dict[str
 def intern_metadata(slim_meta: dict[str, Any]) -> dict[str, Any]:
     """Kept metadata with its repeated values interned in place (the pod's own names and versions are not)."""
     for key, value in slim_meta.items():
-        if key not in _UNIQUE_METADATA:
+        if key not in UNIQUE_METADATA:
             slim_meta[key] = intern_values(value) if type(value) is not str else sys.intern(value)
     return slim_meta
 

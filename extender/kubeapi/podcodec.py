@@ -6,6 +6,13 @@ whole pages of pods into dicts and then trimming them dominated the time to sync
 heap fragmented. msgspec decodes into structs that declare only the kept fields, skipping the rest
 without creating objects for them, and turns them into the same dicts slim_pod would produce.
 
+The parts of a spec that a workload's replicas repeat word for word (its containers, tolerations, affinity,
+spreading constraints and volumes) are taken as their JSON text and decoded once per distinct text: every pod
+of a template then holds the same objects (see :data:`_PARTS`). A watch event decodes, trims and interns only
+what differs from pod to pod (its metadata, the node it is on, its status), and 150,000 pods of a few templates
+hold a few copies of their containers instead of 150,000. Like the rest of a cached pod, the shared parts are
+never mutated.
+
 Anything unexpected (an ERROR event's Status, a malformed object) falls back to the general path
 (orjson, then slim_pod in the cache), so the result is always what slim_pod gives.
 """
@@ -23,13 +30,15 @@ from extender.cluster.records import (
     DROP,
     PLAIN_SPEC,
     PLAIN_STATUS,
+    UNIQUE_METADATA,
     SlimPod,
-    intern_metadata,
+    intern_value,
     intern_values,
     trim_conditions,
     trim_volumes,
 )
 from extender.kube.podfields import KEPT_CONTAINER, KEPT_METADATA, KEPT_SPEC, KEPT_STATUS, KEPT_STATUS_CONTAINER
+from extender.memo import BoundedMemo, exact_bytes
 
 Kept = Any | UnsetType  # a kept field: any JSON value, left out of the result when absent
 
@@ -42,9 +51,14 @@ def _struct(name: str, fields: tuple[str, ...], typed: dict[str, Any] | None = N
 
 _Container: Any = _struct("_Container", KEPT_CONTAINER)
 _ContainerStatus: Any = _struct("_ContainerStatus", KEPT_STATUS_CONTAINER)
-_Meta: Any = _struct("_Meta", KEPT_METADATA)
+#: Metadata fields kept as their JSON text and decoded once per distinct text: a workload's pods carry the same
+#: labels and owner (the apiserver adds the node's zone and region labels at binding: one more text per zone).
+SHARED_METADATA = ("labels", "ownerReferences")
+_Meta: Any = _struct("_Meta", KEPT_METADATA, {field: msgspec.Raw | UnsetType for field in SHARED_METADATA})
+#: Spec fields kept as their JSON text and decoded once per distinct text (the parts replicas share).
+SHARED_SPEC = ("affinity", "tolerations", "topologySpreadConstraints", "containers", "initContainers", "volumes")
 _Spec: Any = _struct("_Spec", (*KEPT_SPEC, "containers", "initContainers"),
-                {"containers": list[_Container] | UnsetType, "initContainers": list[_Container] | UnsetType})
+                {field: msgspec.Raw | UnsetType for field in SHARED_SPEC})
 _Status: Any = _struct("_Status", (*KEPT_STATUS, "containerStatuses", "initContainerStatuses"),
                   {"containerStatuses": list[_ContainerStatus] | UnsetType,
                    "initContainerStatuses": list[_ContainerStatus] | UnsetType})
@@ -76,6 +90,90 @@ def _fields(struct: Any, names: tuple[str, ...]) -> dict[str, Any]:
     return {name: value for name in names if (value := getattr(struct, name)) is not UNSET}
 
 
+class _Malformed(Exception):
+    """A shared part that does not decode as what it must be: the whole body takes the general path."""
+
+
+_containers_decoder = msgspec.json.Decoder(list[_Container] | None)
+_any_decoder = msgspec.json.Decoder()
+
+
+def _decode_containers(text: bytes) -> Any:
+    items = _containers_decoder.decode(text)  # (not a list: the general path keeps it for the record to report)
+    return DROP if items is None else [_fields(item, KEPT_CONTAINER) for item in items]  # null: left out
+
+
+def _decode_volumes(text: bytes) -> Any:
+    return trim_volumes(_any_decoder.decode(text))  # DROP for null: the field is left out
+
+
+_PART_DECODERS: dict[str, Callable[[bytes], Any]] = {
+    "labels": _any_decoder.decode, "ownerReferences": _any_decoder.decode,
+    "affinity": _any_decoder.decode, "tolerations": _any_decoder.decode,
+    "topologySpreadConstraints": _any_decoder.decode,
+    "containers": _decode_containers, "initContainers": _decode_containers, "volumes": _decode_volumes}
+
+#: Decoded spec parts by field and JSON text, shared by every pod that sends the same text. A part weighs about
+#: four times its text once decoded; a template's parts come to a few kilobytes, so the budget holds the parts
+#: of hundreds of templates, and a pod whose parts are not kept just decodes its own.
+_PARTS: BoundedMemo[tuple[str, bytes], Any] = BoundedMemo("shared pod parts", max_bytes=8 * 1024 * 1024,
+                                                         max_entries=4096)
+_PART_WEIGHT = 5  # the text kept as the key, and the decoded value
+
+
+def _shared_part(field: str, raw: msgspec.Raw) -> Any:
+    """A spec part decoded, trimmed and interned once per distinct text (DROP: leave the field out)."""
+    text = bytes(raw)
+    key = (field, text)
+    held = _PARTS.get(key)
+    if held is not None:
+        return held
+    try:
+        value = _PART_DECODERS[field](text)
+    except (msgspec.ValidationError, msgspec.DecodeError) as err:
+        raise _Malformed(field) from err
+    if value is not DROP:
+        value = intern_values(value)
+    _PARTS.put((field, exact_bytes(text)), value, _PART_WEIGHT * len(text))
+    return value
+
+
+_SPEC_ORDER = (*PLAIN_SPEC, "containers", "initContainers", "volumes")  # slim_pod's order of a spec's fields
+
+
+def _slim_metadata(meta: Any) -> dict[str, Any]:
+    """A pod's kept metadata as slim_pod gives it: its labels and owners as kept for their text, its other
+    repeated values interned (its own name, UID and versions as they are, as in intern_metadata)."""
+    slim: dict[str, Any] = {}
+    for field in KEPT_METADATA:
+        value = getattr(meta, field)
+        if value is UNSET:
+            continue
+        if type(value) is msgspec.Raw:
+            value = _shared_part(field, value)
+        elif field not in UNIQUE_METADATA:
+            value = intern_value(value)
+        slim[field] = value
+    return slim
+
+
+def _slim_spec(spec: Any) -> dict[str, Any]:
+    """A pod's spec as slim_pod gives it: its own fields interned, its shared parts as kept for their text."""
+    slim: dict[str, Any] = {}
+    for field in _SPEC_ORDER:
+        value = getattr(spec, field)
+        if value is UNSET:
+            continue
+        if type(value) is msgspec.Raw:
+            value = _shared_part(field, value)  # interned once, when its text was first decoded
+            if value is DROP:
+                continue
+        else:
+            value = intern_value(value)
+        slim[field] = value
+    return slim
+
+
 def _pod_dict(pod: Any) -> SlimPod:
     """The decoded struct as slim_pod's result, built field by field from what was decoded.
 
@@ -84,10 +182,9 @@ def _pod_dict(pod: Any) -> SlimPod:
     out = SlimPod(kind="Pod")
     meta, spec, status = pod.metadata, pod.spec, pod.status
     if meta is not UNSET:
-        out["metadata"] = intern_metadata(_fields(meta, KEPT_METADATA))
+        out["metadata"] = _slim_metadata(meta)
     if spec is not UNSET:
-        out["spec"] = _slim_part(spec, PLAIN_SPEC, ("containers", "initContainers"), KEPT_CONTAINER,
-                                 "volumes", trim_volumes)
+        out["spec"] = _slim_spec(spec)
     if status is not UNSET:
         out["status"] = _slim_part(status, PLAIN_STATUS, ("containerStatuses", "initContainerStatuses"),
                                    KEPT_STATUS_CONTAINER, "conditions", trim_conditions)
@@ -128,13 +225,13 @@ def decode_pod_list(body: bytes) -> dict[str, Any]:
     """A PodList page as {"metadata": {...}, "items": [trimmed pods]}; general decoding if unexpected."""
     try:
         page = _list_decoder.decode(body)
-    except msgspec.ValidationError:
+        items = [_pod_dict(p) for p in page.items] if page.items is not UNSET else []
+    except (msgspec.ValidationError, _Malformed):
         result: dict[str, Any] = orjson.loads(body)
         return result
     meta: dict[str, Any] = msgspec.to_builtins(page.metadata) if page.metadata is not UNSET else {}
     if "continue_" in meta:
         meta["continue"] = meta.pop("continue_")
-    items = [_pod_dict(p) for p in page.items] if page.items is not UNSET else []
     return {"metadata": meta, "items": items}
 
 
@@ -142,12 +239,12 @@ def decode_pod_event(line: bytes) -> dict[str, Any]:
     """A Pod watch event with its object trimmed; general decoding for ERROR events and anything odd."""
     try:
         event = _event_decoder.decode(line)
-    except msgspec.ValidationError:
+        out: dict[str, Any] = {"type": event.type if event.type is not UNSET else None}
+        if event.object is not UNSET:
+            out["object"] = _pod_dict(event.object)
+    except (msgspec.ValidationError, _Malformed):
         result: dict[str, Any] = orjson.loads(line)
         return result
-    out: dict[str, Any] = {"type": event.type if event.type is not UNSET else None}
-    if event.object is not UNSET:
-        out["object"] = _pod_dict(event.object)
     return out
 
 
@@ -155,6 +252,6 @@ def decode_pod(body: bytes) -> dict[str, Any]:
     """One Pod, trimmed; general decoding if unexpected."""
     try:
         return _pod_dict(_pod_decoder.decode(body))
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, _Malformed):
         result: dict[str, Any] = orjson.loads(body)
         return result

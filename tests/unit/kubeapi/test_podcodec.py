@@ -102,3 +102,26 @@ def test_conditions_none_of_which_is_kept_are_left_out_by_both_trims() -> None:
     assert event["object"] == slim_pod(pod) and "conditions" not in slim_pod(pod)["status"]
     kept = {**pod, "status": {"conditions": [{"type": "PodResizePending", "reason": "Infeasible"}]}}
     assert slim_pod(kept)["status"]["conditions"] == [{"type": "PodResizePending", "reason": "Infeasible"}]
+
+
+def test_replicas_share_their_spec_parts_and_odd_parts_decode_as_trimming_does() -> None:
+    # Pods of one template send their containers, tolerations, affinity, spreading and volumes as the same
+    # text: the codec keeps one decoded copy of each (a cache of 150k pods holds a few, not 150k), and what it
+    # gives still equals trimming the pod.
+    first, second = (make_pod(name, "ns", "web", random.Random(7), "node-1", affinity="anti", spread=True)
+                     for name in ("a", "b"))
+    first["spec"]["volumes"] = second["spec"]["volumes"] = [{"name": "t", "projected": {}},
+                                                            {"name": "d", "persistentVolumeClaim": {"claimName": "c"}}]
+    one, two = (decode_pod_event(orjson.dumps({"type": "ADDED", "object": pod}))["object"] for pod in (first, second))
+    assert (one, two) == (slim_pod(first), slim_pod(second))
+    for field in ("containers", "tolerations", "affinity", "topologySpreadConstraints", "volumes"):
+        assert field in one["spec"] and one["spec"][field] is two["spec"][field], field
+    assert one["metadata"] is not two["metadata"]  # the pod's own fields are its own
+    # Null parts: left out where trimming leaves them out (containers, volumes), kept as null elsewhere.
+    nulls = {"metadata": {"name": "n"}, "spec": {"containers": None, "volumes": None, "affinity": None,
+                                                  "tolerations": None, "nodeName": "node-1"}}
+    assert decode_pod_event(orjson.dumps({"type": "ADDED", "object": nulls}))["object"] == slim_pod(nulls)
+    # A part that is not what it must be: the general path, which keeps it for the record to report.
+    odd = {"metadata": {"name": "o"}, "spec": {"containers": {"name": "not-a-list"}, "tolerations": [{"key": "k"}]}}
+    event = {"type": "MODIFIED", "object": odd}
+    assert decode_pod_event(orjson.dumps(event)) == event
