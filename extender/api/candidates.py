@@ -64,7 +64,7 @@ def _decode_candidate_args(body: bytes, max_names: int) -> CandidateArgs:
         fields = fold_keys(members, ExtenderArgs)
     except AmbiguousKeys:
         return _from_decoded(decode_keeping_key_order(body))
-    pod = decode_json(memoryview(fields["Pod"])) if "Pod" in fields else None
+    pod = _pod(fields["Pod"]) if "Pod" in fields else None
     if pod is not None and not isinstance(pod, dict):
         raise WireError(f"Pod: expected a Pod object, got {_json_type(pod)}")
     names = _names(fields["NodeNames"]) if "NodeNames" in fields else None
@@ -92,6 +92,26 @@ def remember_names(names: NodeNames) -> None:
     """Keep a list of names the service answered with (a filter's passed nodes): kube-scheduler sends it back
     to prioritize as the same text, which then finds it decoded."""
     _RECENT_NAME_LISTS.put(names.text, names, _NAMES_WEIGHT * len(names.text))
+
+
+# The last few incoming Pods, decoded, by their JSON text: kube-scheduler encodes the same pod object for
+# filter and for the prioritize that follows, so prioritize finds it decoded, and the pod's record kept from
+# filter is recognised at once (the same object). Never mutated once decoded, like the records made of it. A
+# decoded pod weighs about five times its text.
+_RECENT_PODS: BoundedMemo[bytes, dict[str, Any]] = BoundedMemo(
+    "incoming pods", max_bytes=8 * 1024 * 1024, max_entries=16)
+_POD_WEIGHT = 6
+
+
+def _pod(raw: msgspec.Raw) -> Any:
+    text = bytes(raw)
+    held = _RECENT_PODS.get(text)
+    if held is not None:
+        return held
+    pod = decode_json(text)
+    if isinstance(pod, dict):
+        _RECENT_PODS.put(text, pod, _POD_WEIGHT * len(text))
+    return pod
 
 
 def _names(raw: msgspec.Raw) -> list[str] | None:

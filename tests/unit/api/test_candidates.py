@@ -196,3 +196,19 @@ def test_a_filter_passing_every_name_answers_the_requests_own_list() -> None:
     assert [entry["Host"] for entry in prioritized.json()] == ["big", "small"]
     narrowed = scheduler.filter(None, pod(), held, None)  # two CPUs: small has one
     assert narrowed.passed == ["big"] and narrowed.passed is not held and narrowed.passed.text == b'["big"]'
+
+
+def test_the_pod_sent_again_is_decoded_once_and_a_changed_pod_afresh() -> None:
+    # kube-scheduler encodes one pod object for filter and again for prioritize: the second finds it decoded,
+    # and the record filter made of it is recognised at once. A pod that differs in anything is decoded anew.
+    pod = make_pod("sent-twice", requests=[{"cpu": "1"}])
+    pod["metadata"]["resourceVersion"] = "12"  # (kube-scheduler's pods always carry one)
+    first = decode_candidate_args(orjson.dumps({"Pod": pod, "NodeNames": ["small", "big"]}), 100).pod
+    again = decode_candidate_args(orjson.dumps({"Pod": pod, "NodeNames": ["big"]}), 100).pod
+    assert again is first and first == pod
+    relabelled = {**pod, "metadata": {**pod["metadata"], "labels": {"tier": "db"}}}
+    other = decode_candidate_args(orjson.dumps({"NodeNames": ["big"], "Pod": relabelled}), 100).pod
+    assert other == relabelled and other is not first
+    scheduler = Scheduler(cluster(), [Framework(build_profile(None))])
+    assert scheduler.pod_record(again) is scheduler.pod_record(first)
+    assert scheduler.pod_record(other).labels == {"tier": "db"}
