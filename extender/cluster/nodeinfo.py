@@ -106,12 +106,22 @@ class NodeInfo:
     def remove_pod(self, pod: PodRecord) -> bool:
         """Stop accounting for a pod (matched by its cache key, the UID); False if it is not here."""
         key = pod.cache_key
-        for i, existing in enumerate(self.pods):
-            if existing.cache_key == key:
-                removed = self.pods.pop(i)
+        pods = self.pods
+        # The record itself first, from the end: the one held here is usually the object given (the cache
+        # removes what it holds), and a pod leaving soon after it came (the assumed pod its bound version
+        # replaces) is among the last added. Comparing references reads none of the other records, which on a
+        # node of thirty pods are thirty objects scattered over memory; only when that fails are keys compared.
+        for i in range(len(pods) - 1, -1, -1):
+            if pods[i] is pod:
+                removed = pods.pop(i)
                 break
         else:
-            return False
+            for i, existing in enumerate(pods):
+                if existing.cache_key == key:
+                    removed = pods.pop(i)
+                    break
+            else:
+                return False
         if removed.has_affinity:
             self.pods_with_affinity = [p for p in self.pods_with_affinity if p.cache_key != key]
         if removed.has_required_anti_affinity:

@@ -75,3 +75,17 @@ def test_pods_of_one_template_share_their_signature() -> None:
     assert first.signature == ("shop", (("app", "web"), ("x", "1")))
     assert pod("c", "other", {"app": "web", "x": "1"}).signature != first.signature
     assert label_signature("shop", {"app": "web", "x": "1"}) is first.signature
+
+
+def test_a_pod_is_removed_by_its_record_or_by_another_record_of_its_key() -> None:
+    # The cache removes the record it holds (found by reference, from the most recent); a record made again
+    # from the same pod (its key, another object) removes it too; a pod that is not there removes nothing.
+    info = NodeInfo("n1", NodeRecord(make_node("n1")))
+    records = [pod(f"p{i}", "ns", {"app": "web"}) for i in range(6)]
+    for record in records:
+        info.add_pod(record)
+    assert info.remove_pod(records[2]) and info.remove_pod(records[5])
+    assert info.remove_pod(PodRecord(records[0].raw))  # equal key, not the held object
+    assert not info.remove_pod(records[2]) and not info.remove_pod(pod("p9", "ns", {}))
+    assert [p.name for p in info.pods] == ["p1", "p3", "p4"] and count(info, "ns", {"app": "web"}) == 3
+    assert info.requested.milli_cpu == sum(p.requests.milli_cpu for p in info.pods)
