@@ -141,34 +141,20 @@ def _shared_part(field: str, raw: msgspec.Raw) -> Any:
 _SPEC_ORDER = (*PLAIN_SPEC, "containers", "initContainers", "volumes")  # slim_pod's order of a spec's fields
 
 
-def _slim_metadata(meta: Any) -> dict[str, Any]:
-    """A pod's kept metadata as slim_pod gives it: its labels and owners as kept for their text, its other
-    repeated values interned (its own name, UID and versions as they are, as in intern_metadata)."""
+def _slim_fields(part: Any, fields: tuple[str, ...], unique: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A pod's metadata or spec as slim_pod gives it, in ``fields``' order: its shared parts as kept for their
+    text (interned once, when first decoded), its own values interned, but for ``unique`` ones (the pod's own
+    name, UID and versions, as intern_metadata leaves them)."""
     slim: dict[str, Any] = {}
-    for field in KEPT_METADATA:
-        value = getattr(meta, field)
+    for field in fields:
+        value = getattr(part, field)
         if value is UNSET:
             continue
         if type(value) is msgspec.Raw:
             value = _shared_part(field, value)
-        elif field not in UNIQUE_METADATA:
-            value = intern_value(value)
-        slim[field] = value
-    return slim
-
-
-def _slim_spec(spec: Any) -> dict[str, Any]:
-    """A pod's spec as slim_pod gives it: its own fields interned, its shared parts as kept for their text."""
-    slim: dict[str, Any] = {}
-    for field in _SPEC_ORDER:
-        value = getattr(spec, field)
-        if value is UNSET:
-            continue
-        if type(value) is msgspec.Raw:
-            value = _shared_part(field, value)  # interned once, when its text was first decoded
             if value is DROP:
                 continue
-        else:
+        elif field not in unique:
             value = intern_value(value)
         slim[field] = value
     return slim
@@ -182,9 +168,9 @@ def _pod_dict(pod: Any) -> SlimPod:
     out = SlimPod(kind="Pod")
     meta, spec, status = pod.metadata, pod.spec, pod.status
     if meta is not UNSET:
-        out["metadata"] = _slim_metadata(meta)
+        out["metadata"] = _slim_fields(meta, KEPT_METADATA, UNIQUE_METADATA)
     if spec is not UNSET:
-        out["spec"] = _slim_spec(spec)
+        out["spec"] = _slim_fields(spec, _SPEC_ORDER)
     if status is not UNSET:
         out["status"] = _slim_part(status, PLAIN_STATUS, ("containerStatuses", "initContainerStatuses"),
                                    KEPT_STATUS_CONTAINER, "conditions", trim_conditions)
