@@ -6,12 +6,12 @@ whole pages of pods into dicts and then trimming them dominated the time to sync
 heap fragmented. msgspec decodes into structs that declare only the kept fields, skipping the rest
 without creating objects for them, and turns them into the same dicts slim_pod would produce.
 
-The parts of a spec that a workload's replicas repeat word for word (its containers, tolerations, affinity,
-spreading constraints and volumes) are taken as their JSON text and decoded once per distinct text: every pod
-of a template then holds the same objects (see :data:`_PARTS`). A watch event decodes, trims and interns only
-what differs from pod to pod (its metadata, the node it is on, its status), and 150,000 pods of a few templates
-hold a few copies of their containers instead of 150,000. Like the rest of a cached pod, the shared parts are
-never mutated.
+The parts of a pod that a workload's replicas repeat word for word (its containers, tolerations, affinity,
+spreading constraints and volumes; its labels and owner references) are taken as their JSON text and decoded
+once per distinct text: every pod of a template then holds the same objects (see :func:`_shared_part`). A
+watch event decodes, trims and interns only what differs from pod to pod (its name and versions, the node it
+is on, its status), and 150,000 pods of a few templates hold a few copies of their containers instead of
+150,000. Like the rest of a cached pod, the shared parts are never mutated.
 
 Anything unexpected (an ERROR event's Status, a malformed object) falls back to the general path
 (orjson, then slim_pod in the cache), so the result is always what slim_pod gives.
@@ -38,7 +38,7 @@ from extender.cluster.records import (
     trim_volumes,
 )
 from extender.kube.podfields import KEPT_CONTAINER, KEPT_METADATA, KEPT_SPEC, KEPT_STATUS, KEPT_STATUS_CONTAINER
-from extender.memo import BoundedMemo, exact_bytes
+from extender.memo import BoundedMemo
 
 Kept = Any | UnsetType  # a kept field: any JSON value, left out of the result when absent
 
@@ -113,28 +113,32 @@ _PART_DECODERS: dict[str, Callable[[bytes], Any]] = {
     "topologySpreadConstraints": _any_decoder.decode,
     "containers": _decode_containers, "initContainers": _decode_containers, "volumes": _decode_volumes}
 
-#: Decoded spec parts by field and JSON text, shared by every pod that sends the same text. A part weighs about
-#: four times its text once decoded; a template's parts come to a few kilobytes, so the budget holds the parts
-#: of hundreds of templates, and a pod whose parts are not kept just decodes its own.
-_PARTS: BoundedMemo[tuple[str, bytes], Any] = BoundedMemo("shared pod parts", max_bytes=8 * 1024 * 1024,
-                                                         max_entries=4096)
+#: Decoded parts by field and JSON text, shared by every pod that sends the same text. A part weighs about four
+#: times its text once decoded; a template's parts come to a few kilobytes, so the budget holds the parts of
+#: hundreds of templates, and a pod whose parts are not kept just decodes its own. Metadata has a memo of its
+#: own: pods whose labels are their own (a StatefulSet's or an indexed Job's carry their index) make a new text
+#: each, and must not push the templates' spec parts out.
+_SPEC_PARTS: BoundedMemo[tuple[str, bytes], Any] = BoundedMemo(
+    "shared pod spec parts", max_bytes=8 * 1024 * 1024, max_entries=4096)
+_METADATA_PARTS: BoundedMemo[tuple[str, bytes], Any] = BoundedMemo(
+    "shared pod metadata parts", max_bytes=4 * 1024 * 1024, max_entries=4096)
 _PART_WEIGHT = 5  # the text kept as the key, and the decoded value
 
 
 def _shared_part(field: str, raw: msgspec.Raw) -> Any:
-    """A spec part decoded, trimmed and interned once per distinct text (DROP: leave the field out)."""
-    text = bytes(raw)
-    key = (field, text)
-    held = _PARTS.get(key)
+    """A part decoded, trimmed and interned once per distinct text (DROP: leave the field out)."""
+    memo = _METADATA_PARTS if field in SHARED_METADATA else _SPEC_PARTS
+    key = (field, bytes(raw))  # (a copy of exactly the part's text)
+    held = memo.get(key)
     if held is not None:
         return held
     try:
-        value = _PART_DECODERS[field](text)
+        value = _PART_DECODERS[field](key[1])
     except (msgspec.ValidationError, msgspec.DecodeError) as err:
         raise _Malformed(field) from err
     if value is not DROP:
         value = intern_values(value)
-    _PARTS.put((field, exact_bytes(text)), value, _PART_WEIGHT * len(text))
+    memo.put(key, value, _PART_WEIGHT * len(key[1]))
     return value
 
 

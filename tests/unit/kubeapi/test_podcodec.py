@@ -125,3 +125,19 @@ def test_replicas_share_their_spec_parts_and_odd_parts_decode_as_trimming_does()
     odd = {"metadata": {"name": "o"}, "spec": {"containers": {"name": "not-a-list"}, "tolerations": [{"key": "k"}]}}
     event = {"type": "MODIFIED", "object": odd}
     assert decode_pod_event(orjson.dumps(event)) == event
+
+
+def test_pods_with_labels_of_their_own_do_not_push_other_templates_parts_out() -> None:
+    # A StatefulSet's pods each carry their own index label: thousands of label texts seen once. The replicas
+    # of a Deployment decoded before and after them still share their containers.
+    def event(pod: dict[str, Any]) -> dict[str, Any]:
+        return decode_pod_event(orjson.dumps({"type": "ADDED", "object": pod}))["object"]
+
+    web = {"metadata": {"name": "web-1", "labels": {"app": "web"}},
+           "spec": {"containers": [{"name": "web", "image": "web:1", "resources": {"requests": {"cpu": "1"}}}]}}
+    first = event(web)
+    for i in range(5000):
+        event({"metadata": {"name": f"db-{i}", "labels": {"app": "db", "apps.kubernetes.io/pod-index": str(i)}},
+               "spec": {"containers": [{"name": "db", "image": "db:1"}]}})
+    again = event({**web, "metadata": {"name": "web-2", "labels": {"app": "web"}}})
+    assert again["spec"]["containers"] is first["spec"]["containers"]
