@@ -97,13 +97,18 @@ def remember_names(names: NodeNames) -> None:
 # The last few incoming Pods, decoded, by their JSON text: kube-scheduler encodes the same pod object for
 # filter and for the prioritize that follows, so prioritize finds it decoded, and the pod's record kept from
 # filter is recognised at once (the same object). Never mutated once decoded, like the records made of it. A
-# decoded pod weighs about five times its text.
+# decoded pod weighs about five times its text. Pods of up to _KEPT_POD_BYTES of text are kept (a pod as
+# kube-scheduler sends it is a few KB); a larger one is decoded where it lies in the body, neither copied nor
+# hashed for a memo that would not keep it.
 _RECENT_PODS: BoundedMemo[bytes, dict[str, Any]] = BoundedMemo(
     "incoming pods", max_bytes=8 * 1024 * 1024, max_entries=16)
 _POD_WEIGHT = 6
+_KEPT_POD_BYTES = 64 * 1024
 
 
 def _pod(raw: msgspec.Raw) -> Any:
+    if len(raw) > _KEPT_POD_BYTES:
+        return decode_json(memoryview(raw))
     text = bytes(raw)
     held = _RECENT_PODS.get(text)
     if held is not None:

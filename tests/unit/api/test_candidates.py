@@ -12,7 +12,7 @@ from builders import make_node, make_pod
 from fastapi.testclient import TestClient
 
 from extender.api.app import create_app
-from extender.api.candidates import _RECENT_NAME_LISTS, decode_candidate_args
+from extender.api.candidates import _KEPT_POD_BYTES, _RECENT_NAME_LISTS, decode_candidate_args
 from extender.api.wire import WireError
 from extender.cluster.cache import ClusterCache
 from extender.cluster.columns import NodeNames
@@ -212,3 +212,17 @@ def test_the_pod_sent_again_is_decoded_once_and_a_changed_pod_afresh() -> None:
     scheduler = Scheduler(cluster(), [Framework(build_profile(None))])
     assert scheduler.pod_record(again) is scheduler.pod_record(first)
     assert scheduler.pod_record(other).labels == {"tier": "db"}
+
+
+def test_a_pod_too_large_to_keep_is_decoded_where_it_lies_each_time() -> None:
+    # Past _KEPT_POD_BYTES of text the pod is not kept (nor copied for the memo): each request decodes its own,
+    # and the record filter made is still found by the pod's identity and content.
+    pod = make_pod("large", requests=[{"cpu": "1"}])
+    pod["metadata"].update(resourceVersion="5", annotations={"note": "x" * (_KEPT_POD_BYTES + 1)})
+    first = decode_candidate_args(orjson.dumps({"Pod": pod, "NodeNames": ["big"]}), 100).pod
+    again = decode_candidate_args(orjson.dumps({"Pod": pod, "NodeNames": ["big"]}), 100).pod
+    assert first == again == pod and again is not first
+    scheduler = Scheduler(cluster(), [Framework(build_profile(None))])
+    assert scheduler.pod_record(again) is scheduler.pod_record(first)
+    with pytest.raises(WireError, match="Pod: expected a Pod object, got string"):
+        decode_candidate_args(orjson.dumps({"Pod": "x" * (_KEPT_POD_BYTES + 1), "NodeNames": ["big"]}), 100)
