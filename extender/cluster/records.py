@@ -176,7 +176,7 @@ def intern_metadata(slim_meta: dict[str, Any]) -> dict[str, Any]:
     """Kept metadata with its repeated values interned in place (the pod's own names and versions are not)."""
     for key, value in slim_meta.items():
         if key not in UNIQUE_METADATA:
-            slim_meta[key] = intern_values(value) if type(value) is not str else sys.intern(value)
+            slim_meta[key] = intern_value(value)
     return slim_meta
 
 
